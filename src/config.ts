@@ -1,0 +1,77 @@
+/**
+ * Every setting has one name, a default and a SERVICE_* environment variable (README "Settings").
+ * Explicit options (CLI flags, createServer options) override the environment.
+ */
+import { z } from 'zod';
+
+const bool = z
+  .union([z.boolean(), z.string()])
+  .transform((v, ctx) => {
+    if (typeof v === 'boolean') return v;
+    const s = v.trim().toLowerCase();
+    if (['1', 'true', 'yes', 'on'].includes(s)) return true;
+    if (['0', 'false', 'no', 'off', ''].includes(s)) return false;
+    ctx.addIssue({ code: 'custom', message: `not a boolean: ${v}` });
+    return z.NEVER;
+  });
+const num = z.coerce.number().finite();
+const list = z
+  .union([z.array(z.string()), z.string()])
+  .transform((v) => (Array.isArray(v) ? v : v.split(',')).map((s) => s.trim().toLowerCase()).filter(Boolean));
+
+export const SettingsSchema = z.object({
+  host: z.string().default('127.0.0.1'),
+  port: z.coerce.number().int().min(0).max(65535).default(8080),
+  /** `memory`, `sqlite:<path>` (or a path ending in .db/.sqlite). */
+  store: z.string().default('sqlite:./data/a2actor.db'),
+  debug: bool.default(false),
+  inspect: bool.default(false),
+  logLevel: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+  preferredTransport: z.enum(['JSONRPC', 'HTTP+JSON']).default('JSONRPC'),
+  /** Capability switches: can only turn off what the agent declares. */
+  streaming: bool.default(true),
+  pushNotifications: bool.default(true),
+  maxBodyBytes: z.coerce.number().int().min(1024).default(10 * 1024 * 1024),
+  blockingTimeout: num.positive().default(30),
+  cancelForceTimeout: num.positive().default(10),
+  /** How long a cancel call waits for a cooperative handler to land in `canceled`. */
+  cancelGrace: num.min(0).default(2),
+  /** Coalesced progress writes during a blocking send (architecture: persistence policy). */
+  progressFlushInterval: num.min(0).default(0.25),
+  eventReplay: z.coerce.number().int().min(0).default(1000),
+  eventRetention: num.min(0).default(60),
+  pushMaxRetries: z.coerce.number().int().min(1).default(3),
+  pushRetryDelay: num.min(0).default(1),
+  pushTimeout: num.positive().default(10),
+  pushMaxConcurrent: z.coerce.number().int().min(1).default(50),
+  pushAllowHttp: bool.default(false),
+  pushIdleTimeout: num.positive().default(300),
+  pushAllowedHosts: list.default([]),
+  pushBlockedHosts: list.default([]),
+  shutdownGrace: num.min(0).default(10),
+});
+
+export type Settings = z.infer<typeof SettingsSchema>;
+export type SettingsInput = z.input<typeof SettingsSchema>;
+
+/** SERVICE_* variable name of every setting (camelCase -> SCREAMING_SNAKE). */
+export const envNameOf = (key: string): string => `SERVICE_${key.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`;
+
+export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): Partial<Record<keyof Settings, string>> {
+  const out: Partial<Record<keyof Settings, string>> = {};
+  for (const key of Object.keys(SettingsSchema.shape) as (keyof Settings)[]) {
+    const value = env[envNameOf(key)];
+    if (value !== undefined) out[key] = value;
+  }
+  return out;
+}
+
+export function resolveSettings(overrides: Partial<SettingsInput> = {}, env: NodeJS.ProcessEnv = process.env): Settings {
+  const defined = Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined));
+  const result = SettingsSchema.safeParse({ ...settingsFromEnv(env), ...defined });
+  if (!result.success) {
+    const lines = result.error.issues.map((i) => `${envNameOf(String(i.path[0]))}: ${i.message}`);
+    throw new Error(`invalid settings:\n  ${lines.join('\n  ')}`);
+  }
+  return result.data;
+}

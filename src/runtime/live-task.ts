@@ -1,0 +1,121 @@
+/**
+ * A task whose actor is running (states `submitted` and `working`). It owns the mutable task
+ * record, the actor, the current turn's AbortController and the people waiting for the turn
+ * to end. Paused and terminal tasks live only in the store.
+ */
+import type { Actor } from 'xstate';
+import type { TaskMachine, TaskMachineEventType } from '../../machines/task.machine.js';
+import type { Message, Task } from '../protocol/schemas.js';
+
+/** How the task is persisted while it runs (spec rule 4). */
+export type PersistMode = 'progress' | 'stream';
+
+export type TurnOutcome = { kind: 'task' } | { kind: 'message'; message: Message };
+
+export class LiveTask {
+  actor!: Actor<TaskMachine>;
+  /** Aborted when a client cancels the running turn. */
+  controller = new AbortController();
+  /** The message that started the current turn. */
+  turnMessage: Message;
+  /** The status message the next state entry carries (set by the agent call that causes it). */
+  pendingMessage: Message | undefined;
+  /** First turn of a new task: a direct reply may still replace the task with a Message. */
+  firstTurn: boolean;
+  /**
+   * Whether anyone outside may know the task exists. Until then, push notifications,
+   * persistence and idempotency records are held back, so a direct reply leaves no trace.
+   */
+  exposed = false;
+  private deferred: (() => void)[] = [];
+  /** The turn ended (paused or terminal) and the task is leaving memory. */
+  ending = false;
+  /** Set once the actor is stopped; later agent calls are ignored. */
+  closed = false;
+  flushTimer: NodeJS.Timeout | undefined;
+  mode: PersistMode;
+  /** The task as it was when submitted: the first event of a `message:stream` (stream mode only). */
+  initialSnapshot: Task | undefined;
+
+  /** Set when the turn has ended; late waiters get it at once. */
+  private outcome: TurnOutcome | undefined;
+  private turnWaiters: ((outcome: TurnOutcome) => void)[] = [];
+  private exposeWaiters: ((outcome: TurnOutcome) => void)[] = [];
+  private settledResolve!: () => void;
+  /** Resolves when the task has left memory. */
+  readonly settled = new Promise<void>((resolve) => {
+    this.settledResolve = resolve;
+  });
+
+  constructor(
+    readonly task: Task,
+    message: Message,
+    opts: { firstTurn: boolean; mode: PersistMode },
+  ) {
+    this.turnMessage = message;
+    this.firstTurn = opts.firstTurn;
+    this.mode = opts.mode;
+  }
+
+  get id(): string {
+    return this.task.id;
+  }
+
+  /** Asks the machine whether it accepts the event now. */
+  accepts(type: TaskMachineEventType): boolean {
+    return !this.closed && !this.ending && this.actor.getSnapshot().can({ type });
+  }
+
+  /** Runs a side effect now if the task is exposed, else when it becomes so. */
+  whenExposed(effect: () => void): void {
+    if (this.exposed) effect();
+    else this.deferred.push(effect);
+  }
+
+  expose(): void {
+    if (this.exposed) return;
+    this.exposed = true;
+    const effects = this.deferred;
+    this.deferred = [];
+    for (const effect of effects) effect();
+    this.resolveExposed({ kind: 'task' });
+  }
+
+  /** Resolves at the end of the turn (paused, terminal, or replaced by a direct reply). */
+  waitTurnEnd(): Promise<TurnOutcome> {
+    if (this.outcome) return Promise.resolve(this.outcome);
+    return new Promise((resolve) => this.turnWaiters.push(resolve));
+  }
+
+  /** Resolves when the task is exposed, or with the direct reply that replaced it. */
+  waitExposed(): Promise<TurnOutcome> {
+    if (this.outcome?.kind === 'message') return Promise.resolve(this.outcome);
+    if (this.exposed) return Promise.resolve({ kind: 'task' });
+    return new Promise((resolve) => this.exposeWaiters.push(resolve));
+  }
+
+  private resolveExposed(outcome: TurnOutcome): void {
+    const waiters = this.exposeWaiters;
+    this.exposeWaiters = [];
+    for (const w of waiters) w(outcome);
+  }
+
+  /** The turn ended: wake everyone waiting and release the record. */
+  finish(outcome: TurnOutcome): void {
+    if (this.outcome) return;
+    this.outcome = outcome;
+    if (outcome.kind === 'message') {
+      this.deferred = [];
+      this.resolveExposed(outcome);
+    }
+    const waiters = this.turnWaiters;
+    this.turnWaiters = [];
+    for (const w of waiters) w(outcome);
+    this.settledResolve();
+  }
+
+  clearFlush(): void {
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+  }
+}

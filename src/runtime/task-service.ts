@@ -1,0 +1,498 @@
+/**
+ * TaskService: create, continue, get, list and cancel tasks. Each task that is running has one
+ * XState actor (machines/task.machine.ts) with the runtime's effects provided; the agent
+ * handler runs as the machine's invoked `agentTurn` actor. Paused and terminal tasks are
+ * persisted and their actors stopped, so memory holds only work in progress.
+ */
+import { createActor, fromPromise, type InspectionEvent, type Observer } from 'xstate';
+import type { AgentDefinition, ArtifactChunk } from '../agent.js';
+import type { Settings } from '../config.js';
+import { errorFields, type Logger } from '../log.js';
+import { a2aError } from '../protocol/errors.js';
+import type { ListTasksParams, Message, MessageSendParams, PushNotificationConfig, Task, TaskState } from '../protocol/schemas.js';
+import { decodePageToken, encodePageToken } from '../store/page-token.js';
+import type { TaskStore } from '../store/types.js';
+import {
+  isInterruptedState,
+  isTerminalState,
+  taskMachine,
+  type TaskMachineEventType,
+  type TaskMachineInput,
+} from '../../machines/task.machine.js';
+import { createAgentContext, type AgentContextDriver } from './agent-context.js';
+import type { TaskEventLog } from './event-log.js';
+import { LiveTask, type PersistMode, type TurnOutcome } from './live-task.js';
+import { agentMessage, applyArtifactChunk, newId, statusEvent, taskView } from './task-views.js';
+
+export interface TaskServiceOptions {
+  agent: AgentDefinition;
+  store: TaskStore;
+  events: TaskEventLog;
+  settings: Pick<
+    Settings,
+    'blockingTimeout' | 'cancelForceTimeout' | 'cancelGrace' | 'progressFlushInterval'
+  >;
+  logger: Logger;
+  /** Stately inspector (or any observer) of every task actor. */
+  inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
+}
+
+/** Registers a push config given inline with a message, before the task starts. */
+export type InlinePushRegistrar = (taskId: string, config: PushNotificationConfig) => Promise<void>;
+export type TransitionListener = (task: Task) => void;
+
+export type SendResult = { kind: 'task'; task: Task } | { kind: 'message'; message: Message };
+export type StartedTurn = { kind: 'existing'; task: Task } | { kind: 'live'; live: LiveTask };
+
+const FAILED_ON_RESTART = 'The server stopped while this task was running; it was marked failed at start-up.';
+const HANDLER_FAILED = 'The agent failed while handling this task.';
+
+export class TaskService {
+  private readonly live = new Map<string, LiveTask>();
+  /** (scope, messageId) -> task id for tasks in memory, ahead of the store's record. */
+  private readonly liveMessageKeys = new Map<string, string>();
+  private readonly transitionListeners = new Set<TransitionListener>();
+  private inlinePushRegistrar: InlinePushRegistrar | undefined;
+  private readonly machine;
+  private readonly driver: AgentContextDriver;
+  private runningActors = 0;
+  private initialized = false;
+  private closed = false;
+
+  constructor(private readonly opts: TaskServiceOptions) {
+    this.machine = taskMachine.provide({
+      actions: {
+        stateEntered: ({ context }, params) => this.onStateEntered(context.taskId, params.state),
+        statusUpdated: ({ context }) => this.onStatusUpdated(context.taskId),
+        artifactAdded: ({ context }) => {
+          const live = this.live.get(context.taskId);
+          if (live) this.scheduleFlush(live);
+        },
+        abortAgent: ({ context }) => this.live.get(context.taskId)?.controller.abort(),
+      },
+      actors: {
+        agentTurn: fromPromise<void, TaskMachineInput>(({ input }) => this.runTurn(input.taskId)),
+      },
+      delays: { forceCancelTimeout: opts.settings.cancelForceTimeout * 1000 },
+    });
+    this.driver = {
+      agentEvent: (live, type, effect) => this.agentEvent(live, type, effect),
+      addArtifact: (live, chunk, defaultId) => this.addArtifact(live, chunk, defaultId),
+      reply: (live, message) => this.reply(live, message),
+    };
+  }
+
+  /** Start-up recovery: work interrupted by a crash is marked failed; paused tasks stay resumable. */
+  async init(): Promise<{ recovered: number }> {
+    const stale = await this.opts.store.tasksInStates(['submitted', 'working']);
+    for (const task of stale) {
+      const timestamp = new Date().toISOString();
+      task.status = { state: 'failed', timestamp, message: agentMessage(FAILED_ON_RESTART, task.id, task.contextId) };
+      task.history = [...(task.history ?? []), task.status.message as Message];
+      this.transitionsOf(task).push({ state: 'failed', timestamp });
+      await this.opts.store.saveTask(task);
+    }
+    this.initialized = true;
+    return { recovered: stale.length };
+  }
+
+  get ready(): boolean {
+    return this.initialized && !this.closed;
+  }
+
+  onTransition(listener: TransitionListener): () => void {
+    this.transitionListeners.add(listener);
+    return () => this.transitionListeners.delete(listener);
+  }
+
+  setInlinePushRegistrar(registrar: InlinePushRegistrar): void {
+    this.inlinePushRegistrar = registrar;
+  }
+
+  get store(): TaskStore {
+    return this.opts.store;
+  }
+
+  get events(): TaskEventLog {
+    return this.opts.events;
+  }
+
+  /** Counters for leak checks and metrics. */
+  stats(): { liveTasks: number; runningActors: number; pendingFlushes: number } {
+    let pendingFlushes = 0;
+    for (const live of this.live.values()) if (live.flushTimer) pendingFlushes++;
+    return { liveTasks: this.live.size, runningActors: this.runningActors, pendingFlushes };
+  }
+
+  // ---------------------------------------------------------------- message/send
+
+  async sendMessage(params: MessageSendParams): Promise<SendResult> {
+    const started = await this.startTurn(params, 'progress');
+    const historyLength = params.configuration?.historyLength;
+    if (started.kind === 'existing') return { kind: 'task', task: taskView(started.task, { historyLength }) };
+    const { live } = started;
+    if (params.configuration?.blocking === false) {
+      live.expose();
+      return { kind: 'task', task: taskView(live.task, { historyLength }) };
+    }
+    const outcome = await this.waitFor(live.waitTurnEnd(), this.opts.settings.blockingTimeout * 1000);
+    if (outcome?.kind === 'message') return outcome;
+    // Timed out (outcome undefined): the task is returned as it stands and keeps running.
+    live.expose();
+    return { kind: 'task', task: taskView(live.task, { historyLength }) };
+  }
+
+  /**
+   * Accepts a message: a new task, a follow-up on a paused one, or (same messageId again) the
+   * task it already produced. The handler starts on the next microtask.
+   */
+  async startTurn(params: MessageSendParams, mode: PersistMode): Promise<StartedTurn> {
+    this.assertReady();
+    const message = params.message;
+    const scope = message.taskId ?? message.contextId ?? '';
+    const knownTaskId = await this.taskIdForMessage(scope, message.messageId);
+    if (message.taskId) return this.continueTask(message.taskId, params, mode, knownTaskId);
+    if (knownTaskId) {
+      const task = await this.findTask(knownTaskId);
+      if (task) return { kind: 'existing', task };
+    }
+    const taskId = newId();
+    const contextId = message.contextId ?? newId();
+    const stored: Message = { ...message, taskId, contextId };
+    const task: Task = {
+      kind: 'task',
+      id: taskId,
+      contextId,
+      status: { state: 'submitted', timestamp: new Date().toISOString() },
+      history: [stored],
+      metadata: { stateTransitions: [] },
+    };
+    const live = new LiveTask(task, stored, { firstTurn: true, mode });
+    await this.registerInlinePush(taskId, params);
+    this.admit(live, scope, message.messageId);
+    this.startActor(live, undefined);
+    if (mode === 'stream') live.initialSnapshot = taskView(task);
+    live.actor.send({ type: 'START' });
+    return { kind: 'live', live };
+  }
+
+  private async continueTask(
+    taskId: string,
+    params: MessageSendParams,
+    mode: PersistMode,
+    knownTaskId: string | undefined,
+  ): Promise<StartedTurn> {
+    const message = params.message;
+    const task = await this.findTask(taskId);
+    if (!task) throw a2aError('taskNotFound', taskId);
+    if (message.contextId && message.contextId !== task.contextId) throw a2aError('contextMismatch');
+    if (knownTaskId === taskId) return { kind: 'existing', task };
+    const state = task.status.state;
+    if (isTerminalState(state)) throw a2aError('taskTerminal', `task is ${state}`);
+    if (!isInterruptedState(state) || this.live.has(taskId)) throw a2aError('taskNotAcceptingMessages', `task is ${state}`);
+    await this.registerInlinePush(taskId, params);
+    if (this.live.has(taskId)) throw a2aError('taskNotAcceptingMessages', 'task is working');
+    const stored: Message = { ...message, taskId, contextId: task.contextId };
+    (task.history ??= []).push(stored);
+    const live = new LiveTask(task, stored, { firstTurn: false, mode });
+    live.exposed = true;
+    this.admit(live, taskId, message.messageId);
+    this.startActor(live, state);
+    live.actor.send({ type: 'FOLLOW_UP' });
+    return { kind: 'live', live };
+  }
+
+  private admit(live: LiveTask, scope: string, messageId: string): void {
+    const key = `${scope}\u0000${messageId}`;
+    this.live.set(live.id, live);
+    this.liveMessageKeys.set(key, live.id);
+    live.whenExposed(() => {
+      this.opts.store.rememberMessage(scope, messageId, live.id).catch((err) =>
+        this.opts.logger.error('store.remember_message_failed', { taskId: live.id, ...errorFields(err) }),
+      );
+    });
+    void live.settled.then(() => this.liveMessageKeys.delete(key));
+  }
+
+  private async taskIdForMessage(scope: string, messageId: string): Promise<string | undefined> {
+    return this.liveMessageKeys.get(`${scope}\u0000${messageId}`) ?? (await this.opts.store.findTaskIdByMessage(scope, messageId));
+  }
+
+  private async registerInlinePush(taskId: string, params: MessageSendParams): Promise<void> {
+    const config = params.configuration?.pushNotificationConfig;
+    if (config && this.inlinePushRegistrar) await this.inlinePushRegistrar(taskId, config);
+  }
+
+  private startActor(live: LiveTask, restoreState: TaskState | undefined): void {
+    const input = { taskId: live.id };
+    const inspect = this.opts.inspect;
+    live.actor = createActor(this.machine, {
+      input,
+      ...(restoreState ? { snapshot: this.machine.resolveState({ value: restoreState, context: input }) } : {}),
+      ...(inspect ? { inspect } : {}),
+    });
+    this.runningActors++;
+    live.actor.start();
+  }
+
+  // ---------------------------------------------------------------- the running turn
+
+  private async runTurn(taskId: string): Promise<void> {
+    // Let the machine finish its macrostep first: every agent call is then processed at once.
+    await null;
+    const live = this.live.get(taskId);
+    if (!live || live.closed) return;
+    const context = createAgentContext(live, this.driver);
+    try {
+      await this.opts.agent.handler(context);
+    } catch (err) {
+      if (!live.controller.signal.aborted) {
+        this.opts.logger.error('agent.handler_failed', { taskId, ...errorFields(err) });
+        live.pendingMessage = agentMessage(HANDLER_FAILED, live.id, live.task.contextId);
+      }
+      throw err;
+    }
+  }
+
+  private agentEvent(live: LiveTask, type: TaskMachineEventType, effect?: () => void): boolean {
+    if (!live.accepts(type)) return false;
+    live.expose();
+    effect?.();
+    live.actor.send({ type });
+    return true;
+  }
+
+  private addArtifact(live: LiveTask, chunk: ArtifactChunk, defaultId: string): void {
+    const artifact = {
+      artifactId: chunk.artifactId ?? defaultId,
+      parts: chunk.parts,
+      ...(chunk.name !== undefined ? { name: chunk.name } : {}),
+      ...(chunk.description !== undefined ? { description: chunk.description } : {}),
+      ...(chunk.metadata !== undefined ? { metadata: chunk.metadata } : {}),
+    };
+    applyArtifactChunk(live.task, artifact, chunk.append === true);
+    this.opts.events.append(live.id, {
+      kind: 'artifact-update',
+      taskId: live.id,
+      contextId: live.task.contextId,
+      artifact,
+      ...(chunk.append !== undefined ? { append: chunk.append } : {}),
+      ...(chunk.lastChunk !== undefined ? { lastChunk: chunk.lastChunk } : {}),
+    });
+  }
+
+  private reply(live: LiveTask, message: Message): void {
+    if (live.closed || live.ending) return;
+    if (!live.firstTurn || live.exposed) {
+      // The task is already known to the client: the reply completes it.
+      this.agentEvent(live, 'COMPLETE', () => {
+        live.pendingMessage = message;
+      });
+      return;
+    }
+    // A direct reply replaces the task: it was never exposed, so nothing else saw it.
+    const { taskId: _t, ...direct } = message;
+    live.ending = true;
+    this.release(live);
+    this.opts.events.close(live.id, { discard: true });
+    live.finish({ kind: 'message', message: direct });
+  }
+
+  private onStateEntered(taskId: string, state: TaskState): void {
+    const live = this.live.get(taskId);
+    if (!live) return;
+    const timestamp = new Date().toISOString();
+    const message = live.pendingMessage;
+    live.pendingMessage = undefined;
+    live.task.status = message ? { state, timestamp, message } : { state, timestamp };
+    if (message) (live.task.history ??= []).push(message);
+    this.transitionsOf(live.task).push({ state, timestamp });
+    if (state === 'submitted') return;
+    this.publishStatus(live);
+    if (isTerminalState(state) || isInterruptedState(state)) queueMicrotask(() => void this.endTurn(live));
+    else this.scheduleFlush(live);
+  }
+
+  private onStatusUpdated(taskId: string): void {
+    const live = this.live.get(taskId);
+    if (!live) return;
+    const message = live.pendingMessage;
+    live.pendingMessage = undefined;
+    const timestamp = new Date().toISOString();
+    live.task.status = message ? { state: 'working', timestamp, message } : { state: 'working', timestamp };
+    this.publishStatus(live);
+    this.scheduleFlush(live);
+  }
+
+  /** A status event to subscribers and, once the task is exposed, to transition listeners (push). */
+  private publishStatus(live: LiveTask): void {
+    this.opts.events.append(live.id, statusEvent(live.task));
+    if (this.transitionListeners.size === 0) return;
+    const copy = taskView(live.task);
+    live.whenExposed(() => {
+      for (const listener of this.transitionListeners) {
+        try {
+          listener(copy);
+        } catch (err) {
+          this.opts.logger.error('runtime.transition_listener_failed', { taskId: live.id, ...errorFields(err) });
+        }
+      }
+    });
+  }
+
+  private transitionsOf(task: Task): { state: TaskState; timestamp: string }[] {
+    const metadata = (task.metadata ??= {});
+    const existing = metadata.stateTransitions;
+    if (Array.isArray(existing)) return existing as { state: TaskState; timestamp: string }[];
+    const fresh: { state: TaskState; timestamp: string }[] = [];
+    metadata.stateTransitions = fresh;
+    return fresh;
+  }
+
+  // ---------------------------------------------------------------- persistence
+
+  /** Blocking sends persist progress in coalesced writes so polling clients see it (rule 4). */
+  private scheduleFlush(live: LiveTask): void {
+    if (live.mode === 'stream') return;
+    live.whenExposed(() => {
+      if (live.flushTimer || live.ending || live.closed) return;
+      live.flushTimer = setTimeout(() => {
+        live.flushTimer = undefined;
+        if (live.ending || live.closed) return;
+        this.opts.store.saveTask(taskView(live.task)).catch((err) =>
+          this.opts.logger.error('store.progress_write_failed', { taskId: live.id, ...errorFields(err) }),
+        );
+      }, this.opts.settings.progressFlushInterval * 1000);
+    });
+  }
+
+  /** The turn ended (paused or terminal): one write of the full task, then the actor leaves. */
+  private async endTurn(live: LiveTask): Promise<void> {
+    if (live.ending) return;
+    live.ending = true;
+    live.clearFlush();
+    live.expose();
+    try {
+      await this.opts.store.saveTask(live.task);
+    } catch (err) {
+      this.opts.logger.error('store.write_failed', { taskId: live.id, state: live.task.status.state, ...errorFields(err) });
+    }
+    this.release(live);
+    if (isTerminalState(live.task.status.state)) this.opts.events.close(live.id);
+    live.finish({ kind: 'task' });
+  }
+
+  private release(live: LiveTask): void {
+    if (live.closed) return;
+    live.closed = true;
+    live.clearFlush();
+    live.actor.stop();
+    this.runningActors--;
+    if (this.live.get(live.id) === live) this.live.delete(live.id);
+  }
+
+  // ---------------------------------------------------------------- reads
+
+  /** The live record when running (never staler than the store), else the stored task. */
+  private async findTask(id: string): Promise<Task | undefined> {
+    const live = this.live.get(id);
+    if (live) {
+      if (!live.ending) return live.task;
+      await live.settled;
+    }
+    return this.opts.store.getTask(id);
+  }
+
+  async getTask(id: string, historyLength?: number): Promise<Task> {
+    this.assertReady();
+    const task = await this.findTask(id);
+    if (!task) throw a2aError('taskNotFound', id);
+    return taskView(task, { historyLength });
+  }
+
+  /** The live task if one runs now (for subscribers). */
+  liveTask(id: string): LiveTask | undefined {
+    const live = this.live.get(id);
+    return live && !live.ending ? live : undefined;
+  }
+
+  async listTasks(params: ListTasksParams): Promise<{ tasks: Task[]; nextPageToken: string; pageSize: number; totalSize: number }> {
+    this.assertReady();
+    const page = await this.opts.store.listTasks({
+      pageSize: params.pageSize,
+      ...(params.contextId !== undefined ? { contextId: params.contextId } : {}),
+      ...(params.status !== undefined ? { status: params.status } : {}),
+      ...(params.statusTimestampAfter !== undefined ? { statusTimestampAfter: params.statusTimestampAfter } : {}),
+      ...(params.pageToken ? { afterId: decodePageToken(params.pageToken) } : {}),
+    });
+    const opts = { historyLength: params.historyLength, includeArtifacts: params.includeArtifacts };
+    const tasks = page.tasks.map((stored) => {
+      const live = this.live.get(stored.id);
+      return taskView(live && !live.ending ? live.task : stored, opts);
+    });
+    return {
+      tasks,
+      nextPageToken: page.lastId ? encodePageToken(page.lastId) : '',
+      pageSize: params.pageSize,
+      totalSize: page.totalSize,
+    };
+  }
+
+  // ---------------------------------------------------------------- cancel
+
+  async cancelTask(id: string): Promise<Task> {
+    this.assertReady();
+    let live = this.liveTask(id);
+    if (!live) {
+      const task = await this.findTask(id);
+      if (!task) throw a2aError('taskNotFound', id);
+      const state = task.status.state;
+      if (isTerminalState(state)) throw a2aError('taskNotCancelable', `task is ${state}`);
+      live = this.liveTask(id);
+      if (!live) {
+        // Paused in the store: wake its machine just to cancel it.
+        const last = task.history?.at(-1);
+        if (!last) throw a2aError('internal', 'task has no history');
+        live = new LiveTask(task, last, { firstTurn: false, mode: 'progress' });
+        live.exposed = true;
+        this.live.set(id, live);
+        this.startActor(live, state);
+      }
+    }
+    live.expose();
+    if (live.accepts('CANCEL')) live.actor.send({ type: 'CANCEL' });
+    // A cooperative handler settles quickly; give it a short grace so the answer says `canceled`.
+    await this.waitFor(live.settled, this.opts.settings.cancelGrace * 1000);
+    return taskView(live.task);
+  }
+
+  // ---------------------------------------------------------------- helpers
+
+  private assertReady(): void {
+    if (!this.ready) throw a2aError('notInitialized');
+  }
+
+  /** Resolves with the promise's value, or undefined after `ms`; the timer never outlives it. */
+  private waitFor<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(undefined), ms);
+      void promise.then((value) => {
+        clearTimeout(timer);
+        resolve(value);
+      });
+    });
+  }
+
+  /** Stops every actor; running tasks stay `working` in the store and fail at the next start. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const live of [...this.live.values()]) {
+      live.controller.abort();
+      this.release(live);
+      live.finish({ kind: 'task' });
+    }
+    this.opts.events.dispose();
+  }
+}
+
+export type { TurnOutcome };

@@ -1,0 +1,69 @@
+/** Building wire objects from the runtime's task records. */
+import { v7 as uuidv7 } from 'uuid';
+import type { Content } from '../agent.js';
+import type { Artifact, Message, Part, Task, TaskStatusUpdateEvent } from '../protocol/schemas.js';
+import { isInterruptedState, isTerminalState } from '../../machines/task.machine.js';
+
+export const newId = (): string => uuidv7();
+
+export const partsOf = (content: Content): Part[] =>
+  typeof content === 'string' ? [{ kind: 'text', text: content }] : content;
+
+export function agentMessage(content: Content, taskId: string, contextId: string): Message {
+  return { kind: 'message', role: 'agent', parts: partsOf(content), messageId: newId(), taskId, contextId };
+}
+
+/** The text of a message's text parts. */
+export const textOf = (message: Message): string =>
+  message.parts
+    .filter((p): p is Extract<Part, { kind: 'text' }> => p.kind === 'text')
+    .map((p) => p.text)
+    .join('\n');
+
+export interface ViewOptions {
+  historyLength?: number | undefined;
+  includeArtifacts?: boolean;
+}
+
+/**
+ * A copy of a task for a response: arrays are copied so a live task that keeps changing never
+ * alters a response that is being written. `historyLength`: absent = all, 0 = none, N = last N.
+ */
+export function taskView(task: Task, opts: ViewOptions = {}): Task {
+  const view: Task = { kind: 'task', id: task.id, contextId: task.contextId, status: { ...task.status } };
+  const history = task.history ?? [];
+  view.history = opts.historyLength === undefined ? history.slice() : opts.historyLength === 0 ? [] : history.slice(-opts.historyLength);
+  if (opts.includeArtifacts !== false && task.artifacts && task.artifacts.length > 0) {
+    view.artifacts = task.artifacts.map((a) => ({ ...a, parts: a.parts.slice() }));
+  }
+  if (task.metadata) {
+    const transitions = task.metadata.stateTransitions;
+    view.metadata = { ...task.metadata, ...(Array.isArray(transitions) ? { stateTransitions: transitions.slice() } : {}) };
+  }
+  return view;
+}
+
+export function statusEvent(task: Task): TaskStatusUpdateEvent {
+  const state = task.status.state;
+  return {
+    kind: 'status-update',
+    taskId: task.id,
+    contextId: task.contextId,
+    status: { ...task.status },
+    final: isTerminalState(state) || isInterruptedState(state),
+  };
+}
+
+/** Applies an artifact chunk to the task's artifacts (append extends, otherwise replace/start). */
+export function applyArtifactChunk(task: Task, chunk: Artifact, append: boolean): void {
+  const artifacts = (task.artifacts ??= []);
+  const at = artifacts.findIndex((a) => a.artifactId === chunk.artifactId);
+  const existing = at >= 0 ? artifacts[at] : undefined;
+  if (append && existing) {
+    artifacts[at] = { ...existing, parts: [...existing.parts, ...chunk.parts] };
+  } else if (existing) {
+    artifacts[at] = { ...chunk, parts: chunk.parts.slice() };
+  } else {
+    artifacts.push({ ...chunk, parts: chunk.parts.slice() });
+  }
+}

@@ -1,0 +1,167 @@
+/**
+ * SQLite TaskStore (better-sqlite3, WAL): the embedded, durable default. The whole task is one
+ * JSON column; the columns beside it exist only to filter and page. Calls are synchronous
+ * underneath (better-sqlite3), wrapped in the async port so PostgreSQL fits the same contract.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import type { PushNotificationConfig, Task, TaskState } from '../protocol/schemas.js';
+import type { TaskListQuery, TaskPage, TaskStore } from './types.js';
+
+type StoredPushConfig = PushNotificationConfig & { id: string };
+
+/** Versioned migrations: each runs once, in order, recorded in `user_version`. */
+const MIGRATIONS: readonly string[] = [
+  `CREATE TABLE tasks (
+     id TEXT PRIMARY KEY,
+     context_id TEXT NOT NULL,
+     state TEXT NOT NULL,
+     status_ts TEXT NOT NULL,
+     body TEXT NOT NULL
+   ) WITHOUT ROWID;
+   CREATE INDEX tasks_context ON tasks (context_id, id);
+   CREATE INDEX tasks_state ON tasks (state, id);
+   CREATE TABLE message_keys (
+     scope TEXT NOT NULL,
+     message_id TEXT NOT NULL,
+     task_id TEXT NOT NULL,
+     PRIMARY KEY (scope, message_id)
+   ) WITHOUT ROWID;
+   CREATE TABLE push_configs (
+     task_id TEXT NOT NULL,
+     config_id TEXT NOT NULL,
+     seq INTEGER NOT NULL,
+     body TEXT NOT NULL,
+     PRIMARY KEY (task_id, config_id)
+   );`,
+];
+
+export class SqliteTaskStore implements TaskStore {
+  readonly description: string;
+  private readonly db: Database.Database;
+  private readonly stmt;
+
+  constructor(path: string) {
+    this.description = `sqlite:${path}`;
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    this.db = new Database(path);
+    this.db.pragma('journal_mode = WAL');
+    // NORMAL in WAL mode survives a process crash (SIGKILL); only power loss can drop the tail.
+    this.db.pragma('synchronous = NORMAL');
+    this.db.pragma('busy_timeout = 5000');
+    this.migrate();
+    const db = this.db;
+    this.stmt = {
+      get: db.prepare<[string], { body: string }>('SELECT body FROM tasks WHERE id = ?'),
+      upsert: db.prepare(
+        `INSERT INTO tasks (id, context_id, state, status_ts, body) VALUES (@id, @contextId, @state, @ts, @body)
+         ON CONFLICT(id) DO UPDATE SET context_id = excluded.context_id, state = excluded.state,
+           status_ts = excluded.status_ts, body = excluded.body`,
+      ),
+      findMessage: db.prepare<[string, string], { task_id: string }>(
+        'SELECT task_id FROM message_keys WHERE scope = ? AND message_id = ?',
+      ),
+      rememberMessage: db.prepare('INSERT OR IGNORE INTO message_keys (scope, message_id, task_id) VALUES (?, ?, ?)'),
+      savePush: db.prepare(
+        `INSERT INTO push_configs (task_id, config_id, seq, body)
+         VALUES (@taskId, @configId, (SELECT COALESCE(MAX(seq), 0) + 1 FROM push_configs WHERE task_id = @taskId), @body)
+         ON CONFLICT(task_id, config_id) DO UPDATE SET body = excluded.body`,
+      ),
+      listPush: db.prepare<[string], { body: string }>('SELECT body FROM push_configs WHERE task_id = ? ORDER BY seq'),
+      deletePush: db.prepare('DELETE FROM push_configs WHERE task_id = ? AND config_id = ?'),
+    };
+  }
+
+  private migrate(): void {
+    const current = this.db.pragma('user_version', { simple: true }) as number;
+    for (let v = current; v < MIGRATIONS.length; v++) {
+      this.db.transaction(() => {
+        this.db.exec(MIGRATIONS[v] as string);
+        this.db.pragma(`user_version = ${v + 1}`);
+      })();
+    }
+  }
+
+  async getTask(id: string): Promise<Task | undefined> {
+    const row = this.stmt.get.get(id);
+    return row ? (JSON.parse(row.body) as Task) : undefined;
+  }
+
+  async saveTask(task: Task): Promise<void> {
+    this.stmt.upsert.run({
+      id: task.id,
+      contextId: task.contextId,
+      state: task.status.state,
+      ts: task.status.timestamp,
+      body: JSON.stringify(task),
+    });
+  }
+
+  async listTasks(query: TaskListQuery): Promise<TaskPage> {
+    const where: string[] = [];
+    const args: Record<string, string | number> = {};
+    if (query.contextId !== undefined) {
+      where.push('context_id = @contextId');
+      args.contextId = query.contextId;
+    }
+    if (query.status !== undefined) {
+      where.push('state = @state');
+      args.state = query.status;
+    }
+    if (query.statusTimestampAfter !== undefined) {
+      // Stored timestamps are ISO-8601 UTC with milliseconds, so text order is time order.
+      where.push('status_ts >= @after');
+      args.after = new Date(query.statusTimestampAfter).toISOString();
+    }
+    const filter = where.length ? `WHERE ${where.join(' AND ')}` : '';
+    const total = this.db.prepare(`SELECT COUNT(*) AS n FROM tasks ${filter}`).get(args) as { n: number };
+    const pageWhere = [...where];
+    if (query.afterId !== undefined) {
+      pageWhere.push('id < @afterId');
+      args.afterId = query.afterId;
+    }
+    const rows = this.db
+      .prepare(
+        `SELECT id, body FROM tasks ${pageWhere.length ? `WHERE ${pageWhere.join(' AND ')}` : ''} ORDER BY id DESC LIMIT @limit`,
+      )
+      .all({ ...args, limit: query.pageSize + 1 }) as { id: string; body: string }[];
+    const more = rows.length > query.pageSize;
+    const page = more ? rows.slice(0, query.pageSize) : rows;
+    const tasks = page.map((r) => JSON.parse(r.body) as Task);
+    const last = page[page.length - 1];
+    return { tasks, totalSize: total.n, ...(more && last ? { lastId: last.id } : {}) };
+  }
+
+  async tasksInStates(states: readonly TaskState[]): Promise<Task[]> {
+    if (states.length === 0) return [];
+    const rows = this.db
+      .prepare(`SELECT body FROM tasks WHERE state IN (${states.map(() => '?').join(',')})`)
+      .all(...states) as { body: string }[];
+    return rows.map((r) => JSON.parse(r.body) as Task);
+  }
+
+  async findTaskIdByMessage(scope: string, messageId: string): Promise<string | undefined> {
+    return this.stmt.findMessage.get(scope, messageId)?.task_id;
+  }
+
+  async rememberMessage(scope: string, messageId: string, taskId: string): Promise<void> {
+    this.stmt.rememberMessage.run(scope, messageId, taskId);
+  }
+
+  async savePushConfig(taskId: string, config: StoredPushConfig): Promise<void> {
+    this.stmt.savePush.run({ taskId, configId: config.id, body: JSON.stringify(config) });
+  }
+
+  async listPushConfigs(taskId: string): Promise<StoredPushConfig[]> {
+    return this.stmt.listPush.all(taskId).map((r) => JSON.parse(r.body) as StoredPushConfig);
+  }
+
+  async deletePushConfig(taskId: string, configId: string): Promise<boolean> {
+    return this.stmt.deletePush.run(taskId, configId).changes > 0;
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+}

@@ -1,0 +1,49 @@
+/**
+ * The TaskStore port. Adapters: memory, SQLite (embedded default); PostgreSQL drops in with the
+ * same contract (test/store/contract.ts runs against every adapter).
+ *
+ * Ordering of `listTasks`: newest task first by id. Task ids are UUID v7 (time ordered), so the
+ * order is creation order and keyset pages stay stable while new tasks are inserted: a new task
+ * sorts before every page already handed out.
+ */
+import type { PushNotificationConfig, Task, TaskState } from '../protocol/schemas.js';
+
+export interface TaskListQuery {
+  contextId?: string;
+  status?: TaskState;
+  /** ISO timestamp: only tasks whose status timestamp is at or after it. */
+  statusTimestampAfter?: string;
+  pageSize: number;
+  /** The id of the last task of the previous page (decoded from the page token). */
+  afterId?: string;
+}
+
+export interface TaskPage {
+  tasks: Task[];
+  /** Id of the last task when more pages follow. */
+  lastId?: string;
+  /** Matches before paging. */
+  totalSize: number;
+}
+
+export interface TaskStore {
+  /** Short description for the start-up log, e.g. `sqlite:./data/a2actor.db`. */
+  readonly description: string;
+  getTask(id: string): Promise<Task | undefined>;
+  /** Insert or replace the whole task. */
+  saveTask(task: Task): Promise<void>;
+  listTasks(query: TaskListQuery): Promise<TaskPage>;
+  /** Tasks in any of these states (start-up recovery). */
+  tasksInStates(states: readonly TaskState[]): Promise<Task[]>;
+
+  /** Idempotency: the task a (scope, messageId) already produced. */
+  findTaskIdByMessage(scope: string, messageId: string): Promise<string | undefined>;
+  rememberMessage(scope: string, messageId: string, taskId: string): Promise<void>;
+
+  /** Push configs, in creation order per task. */
+  savePushConfig(taskId: string, config: PushNotificationConfig & { id: string }): Promise<void>;
+  listPushConfigs(taskId: string): Promise<(PushNotificationConfig & { id: string })[]>;
+  deletePushConfig(taskId: string, configId: string): Promise<boolean>;
+
+  close(): Promise<void>;
+}
