@@ -1,0 +1,45 @@
+/** Public entry of a2actor. */
+export { defineAgent } from './agent.js';
+export type {
+  AgentCapabilities,
+  AgentCard,
+  AgentCardInfo,
+  AgentContext,
+  AgentDefinition,
+  AgentHandler,
+  AgentSkill,
+  ArtifactChunk,
+  Content,
+  ExtendedCardProvider,
+  IncomingRequest,
+  Transport,
+} from './agent.js';
+export { createServer, type A2AServer, type CreateServerOptions } from './server.js';
+export { resolveSettings, envNameOf, type Settings } from './config.js';
+export { A2AError, ERRORS } from './protocol/errors.js';
+export { MemoryTaskStore } from './store/memory.js';
+export { SqliteTaskStore } from './store/sqlite.js';
+export { openStore } from './store/open.js';
+export type { TaskStore, TaskListQuery, TaskPage } from './store/types.js';
+export { MemoryEventLog, type TaskEventLog } from './runtime/event-log.js';
+export * from './protocol/schemas.js';
+export {
+  taskMachine,
+  TASK_STATES,
+  TERMINAL_STATES,
+  INTERRUPTED_STATES,
+  isTerminalState,
+  isInterruptedState,
+  wireStateOf,
+  type TaskMachine,
+  type TaskMachineEvent,
+  type TaskMachineEventType,
+  type TaskMachineContext,
+  type TaskMachineInput,
+} from '../machines/task.machine.js';
+
+import { A2AError, ERRORS } from './protocol/errors.js';
+/** Thrown by an extended-card provider to answer 401 (with `WWW-Authenticate`). */
+export const unauthenticated = (realm = 'a2a'): A2AError =>
+  new A2AError(ERRORS.unauthenticated, undefined, undefined, { 'WWW-Authenticate': `Bearer realm="${realm}"` });
+export { safeEqual, bearerToken } from './security.js';

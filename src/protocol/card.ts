@@ -1,0 +1,51 @@
+/**
+ * The agent card (wire reference §1.8, §4.1): the author's card info plus the URL derived
+ * from the request, both transports, the effective capabilities and the protocol version.
+ */
+import type { AgentCapabilities, AgentCard, AgentDefinition, Transport } from '../agent.js';
+import { PROTOCOL_VERSION } from './version.js';
+
+export interface CardOptions {
+  agent: AgentDefinition;
+  capabilities: Required<AgentCapabilities>;
+  preferredTransport: Transport;
+}
+
+export function buildCard(opts: CardOptions, baseUrl: string): AgentCard {
+  const { card } = opts.agent;
+  const other: Transport = opts.preferredTransport === 'JSONRPC' ? 'HTTP+JSON' : 'JSONRPC';
+  return {
+    protocolVersion: PROTOCOL_VERSION,
+    name: card.name,
+    description: card.description,
+    url: baseUrl,
+    preferredTransport: opts.preferredTransport,
+    additionalInterfaces: [
+      { url: baseUrl, transport: opts.preferredTransport },
+      { url: baseUrl, transport: other },
+    ],
+    version: card.version,
+    ...(card.provider ? { provider: card.provider } : {}),
+    ...(card.documentationUrl ? { documentationUrl: card.documentationUrl } : {}),
+    ...(card.iconUrl ? { iconUrl: card.iconUrl } : {}),
+    capabilities: { ...opts.capabilities },
+    defaultInputModes: card.defaultInputModes ?? ['text/plain'],
+    defaultOutputModes: card.defaultOutputModes ?? ['text/plain'],
+    skills: card.skills,
+    supportsAuthenticatedExtendedCard: opts.agent.extendedCard !== undefined,
+  };
+}
+
+/**
+ * The service's base URL as the client sees it: `X-Forwarded-Proto`/`X-Forwarded-Host` when a
+ * proxy sets them, else the Host header. No trailing slash (clients append `/v1/...`).
+ */
+export function baseUrlOf(headers: Readonly<Record<string, string>>, fallbackHost: string): string {
+  const first = (v: string | undefined) => v?.split(',')[0]?.trim() || undefined;
+  const proto = first(headers['x-forwarded-proto']);
+  const scheme = proto === 'https' || proto === 'http' ? proto : 'http';
+  const rawHost = first(headers['x-forwarded-host']) ?? first(headers.host) ?? fallbackHost;
+  // A host is letters, digits, dots, dashes, colons and IPv6 brackets; anything else is not trusted.
+  const host = /^[A-Za-z0-9.\-:[\]]+$/.test(rawHost) ? rawHost : fallbackHost;
+  return `${scheme}://${host}`;
+}

@@ -1,0 +1,104 @@
+/**
+ * JSON-RPC 2.0 at `POST /` (wire reference §2). Validation order: parse (-32700), envelope
+ * (-32600), method (-32601), params (-32602), then the method's own A2A errors. Errors are
+ * HTTP 200 except the version check (400) and authentication (401).
+ */
+import type { IncomingRequest } from '../agent.js';
+import type { Logger } from '../log.js';
+import { A2AError, a2aError, errorBody, ERRORS } from './errors.js';
+import type { Operations } from './operations.js';
+import { isObject } from './params.js';
+import { json, toA2AError, type Reply } from './reply.js';
+import type { TaskFeed } from '../runtime/task-feed.js';
+
+type RpcId = string | number | null;
+
+interface RpcContext {
+  request: IncomingRequest;
+  baseUrl: string;
+  lastEventId: string | undefined;
+}
+
+type UnaryMethod = (params: unknown, ctx: RpcContext) => Promise<unknown>;
+type StreamMethod = (params: unknown, ctx: RpcContext) => Promise<TaskFeed>;
+
+const isRpcId = (v: unknown): v is RpcId =>
+  v === null || typeof v === 'string' || (typeof v === 'number' && Number.isInteger(v));
+
+const envelope = (id: RpcId, body: { result: unknown } | { error: unknown }): string =>
+  JSON.stringify({ jsonrpc: '2.0', id, ...body });
+
+function rpcError(id: RpcId, err: A2AError): Reply {
+  return {
+    kind: 'json',
+    status: err.entry.rpcHttp,
+    body: envelope(id, { error: errorBody(err) }),
+    headers: { ...err.headers },
+  };
+}
+
+export function createJsonRpcHandler(ops: Operations, logger: Logger) {
+  const unary: Record<string, UnaryMethod> = {
+    'message/send': (p) => ops.sendMessage(p),
+    'tasks/get': (p) => ops.getTask(p),
+    'tasks/list': (p) => ops.listTasks(p),
+    'tasks/cancel': (p) => ops.cancelTask(p),
+    'tasks/pushNotificationConfig/set': (p) => ops.setPushConfig(p),
+    'tasks/pushNotificationConfig/get': (p) => ops.getPushConfig(p),
+    'tasks/pushNotificationConfig/list': (p) => ops.listPushConfigs(p),
+    'tasks/pushNotificationConfig/delete': (p) => ops.deletePushConfig(p),
+    'agent/getAuthenticatedExtendedCard': (_p, ctx) => ops.extendedCard(ctx.request, ctx.baseUrl),
+  };
+  const streaming: Record<string, StreamMethod> = {
+    'message/stream': (p) => ops.streamMessage(p),
+    // The service spec's name for message/stream (wire reference §6 #5): both are served.
+    'message/sendStream': (p) => ops.streamMessage(p),
+    'tasks/resubscribe': (p, ctx) => ops.resubscribe(p, ctx.lastEventId),
+  };
+
+  /** The id of a request body, when it has a usable one (for errors found early). */
+  const idOf = (body: unknown): RpcId => (isObject(body) && isRpcId(body.id) ? body.id : null);
+
+  return {
+    idOf,
+
+    async handle(body: unknown, ctx: RpcContext): Promise<Reply> {
+      if (!isObject(body)) return rpcError(null, a2aError('invalidRequest', 'a JSON-RPC request is a JSON object'));
+      const id = idOf(body);
+      if (body.jsonrpc !== '2.0') return rpcError(id, a2aError('invalidRequest', 'jsonrpc must be "2.0"'));
+      if (typeof body.method !== 'string') return rpcError(id, a2aError('invalidRequest', 'method must be a string'));
+      if ('id' in body && !isRpcId(body.id)) return rpcError(null, a2aError('invalidRequest', 'id must be a string, an integer or null'));
+      if (body.params !== undefined && !isObject(body.params)) return rpcError(id, a2aError('invalidParams', 'params must be an object'));
+      const method = body.method;
+      const params = body.params ?? {};
+
+      const stream = streaming[method];
+      if (stream) {
+        let feed: TaskFeed;
+        try {
+          feed = await stream(params, ctx);
+        } catch (err) {
+          const a2a = toA2AError(err, logger, method);
+          // Capability refusals are plain JSON (clients read a JSON body for them); every
+          // other error of a streaming method is one SSE error event (wire reference §2.3).
+          if (a2a.entry === ERRORS.streamingNotSupported) return rpcError(id, a2a);
+          return { kind: 'stream-error', data: envelope(id, { error: errorBody(a2a) }) };
+        }
+        return { kind: 'stream', feed, frame: (event) => envelope(id, { result: event }) };
+      }
+
+      const fn = unary[method];
+      if (!fn) return rpcError(id, a2aError('methodNotFound', method));
+      try {
+        const result = await fn(params, ctx);
+        return { kind: 'json', status: 200, body: envelope(id, { result }) };
+      } catch (err) {
+        return rpcError(id, toA2AError(err, logger, method));
+      }
+    },
+
+    versionError(id: RpcId, err: A2AError): Reply {
+      return rpcError(id, err);
+    },
+  };
+}

@@ -1,0 +1,156 @@
+/**
+ * The one service API behind both transports. Each operation takes the raw params object (REST
+ * bodies are normalized to A2A JSON first), validates it, and calls the runtime. Capability
+ * gates live here so REST and JSON-RPC refuse the same things with the same errors.
+ */
+import type { AgentCard, IncomingRequest } from '../agent.js';
+import { PushConfigs } from '../push/configs.js';
+import type { TaskFeed } from '../runtime/task-feed.js';
+import { openResubscribe, openTurnFeed } from '../runtime/task-feed.js';
+import type { SendResult, TaskService } from '../runtime/task-service.js';
+import { buildCard, type CardOptions } from './card.js';
+import { A2AError, a2aError, ERRORS } from './errors.js';
+import { parseParams, parseSendParams } from './params.js';
+import {
+  DeletePushConfigParamsSchema,
+  GetPushConfigParamsSchema,
+  ListTasksParamsSchema,
+  PushNotificationConfigSchema,
+  TaskIdParamsSchema,
+  TaskPushNotificationConfigSchema,
+  TaskQueryParamsSchema,
+  type ListTasksResult,
+  type Message,
+  type Task,
+  type TaskPushNotificationConfig,
+} from './schemas.js';
+
+export interface OperationsDeps {
+  service: TaskService;
+  card: CardOptions;
+  push: PushConfigs;
+}
+
+const CARD_CACHE_LIMIT = 32;
+
+export type Operations = ReturnType<typeof createOperations>;
+
+export function createOperations(deps: OperationsDeps) {
+  const { service, push } = deps;
+  const caps = deps.card.capabilities;
+  const cardCache = new Map<string, { card: AgentCard; json: string }>();
+
+  const requirePush = () => {
+    if (!caps.pushNotifications) throw a2aError('pushNotSupported');
+  };
+  const requireStreaming = () => {
+    if (!caps.streaming) throw a2aError('streamingNotSupported');
+  };
+  /** Push config calls on an unknown task are -32001. */
+  const requireTask = async (taskId: string) => {
+    await service.getTask(taskId, 0);
+  };
+
+  const resultOf = (r: SendResult): Task | Message => (r.kind === 'task' ? r.task : r.message);
+
+  return {
+    /** The public card and its JSON, cached per base URL (the URL is the only varying part). */
+    card(baseUrl: string): { card: AgentCard; json: string } {
+      let hit = cardCache.get(baseUrl);
+      if (!hit) {
+        const card = buildCard(deps.card, baseUrl);
+        hit = { card, json: JSON.stringify(card) };
+        if (cardCache.size >= CARD_CACHE_LIMIT) cardCache.clear();
+        cardCache.set(baseUrl, hit);
+      }
+      return hit;
+    },
+
+    async extendedCard(request: IncomingRequest, baseUrl: string): Promise<AgentCard> {
+      const provider = deps.card.agent.extendedCard;
+      if (!provider) throw a2aError('extendedCardNotConfigured');
+      const publicCard = structuredClone(buildCard(deps.card, baseUrl));
+      try {
+        return await provider(request, publicCard);
+      } catch (err) {
+        if (err instanceof A2AError) throw err;
+        throw a2aError('internal', 'the extended card provider failed');
+      }
+    },
+
+    async sendMessage(raw: unknown): Promise<Task | Message> {
+      return resultOf(await service.sendMessage(parseSendParams(raw)));
+    },
+
+    /** message:stream. Validation and capability errors are thrown before any stream starts. */
+    async streamMessage(raw: unknown): Promise<TaskFeed> {
+      requireStreaming();
+      return openTurnFeed(service, parseSendParams(raw));
+    },
+
+    async resubscribe(raw: unknown, lastEventId: string | undefined): Promise<TaskFeed> {
+      requireStreaming();
+      const { id } = parseParams(TaskIdParamsSchema, raw);
+      return openResubscribe(service, id, lastEventId);
+    },
+
+    async getTask(raw: unknown): Promise<Task> {
+      const params = parseParams(TaskQueryParamsSchema, raw);
+      return service.getTask(params.id, params.historyLength);
+    },
+
+    async listTasks(raw: unknown): Promise<ListTasksResult> {
+      return service.listTasks(parseParams(ListTasksParamsSchema, raw));
+    },
+
+    async cancelTask(raw: unknown): Promise<Task> {
+      const { id } = parseParams(TaskIdParamsSchema, raw);
+      return service.cancelTask(id);
+    },
+
+    /** JSON-RPC shape: `{taskId, pushNotificationConfig}`. */
+    async setPushConfig(raw: unknown): Promise<TaskPushNotificationConfig> {
+      requirePush();
+      const params = parseParams(TaskPushNotificationConfigSchema, raw);
+      await requireTask(params.taskId);
+      return push.set(params.taskId, params.pushNotificationConfig);
+    },
+
+    /** REST shape: task id from the path, the config as the body. */
+    async createPushConfig(taskId: string, rawConfig: unknown): Promise<TaskPushNotificationConfig> {
+      requirePush();
+      const config = parseParams(PushNotificationConfigSchema, rawConfig);
+      await requireTask(taskId);
+      return push.set(taskId, config);
+    },
+
+    async getPushConfig(raw: unknown): Promise<TaskPushNotificationConfig> {
+      requirePush();
+      const params = parseParams(GetPushConfigParamsSchema, raw);
+      await requireTask(params.id);
+      return push.get(params.id, params.pushNotificationConfigId);
+    },
+
+    async listPushConfigs(raw: unknown): Promise<TaskPushNotificationConfig[]> {
+      requirePush();
+      const { id } = parseParams(TaskIdParamsSchema, raw);
+      await requireTask(id);
+      return push.list(id);
+    },
+
+    async deletePushConfig(raw: unknown): Promise<null> {
+      requirePush();
+      const params = parseParams(DeletePushConfigParamsSchema, raw);
+      await requireTask(params.id);
+      if (!(await push.delete(params.id, params.pushNotificationConfigId))) {
+        throw a2aError('pushConfigNotFound', params.pushNotificationConfigId);
+      }
+      return null;
+    },
+
+    health(): { status: string } {
+      if (!service.ready) throw new A2AError(ERRORS.notInitialized);
+      return { status: 'ok' };
+    },
+  };
+}

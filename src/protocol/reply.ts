@@ -1,0 +1,37 @@
+/** What a transport answers, before any socket is involved. */
+import type { TaskFeed } from '../runtime/task-feed.js';
+import type { StreamEvent } from './schemas.js';
+import { A2AError, errorBody, ERRORS } from './errors.js';
+import type { Logger } from '../log.js';
+import { errorFields } from '../log.js';
+
+export type Reply =
+  | { kind: 'json'; status: number; body: string; headers?: Readonly<Record<string, string>> }
+  | { kind: 'empty'; status: number }
+  | {
+      kind: 'stream';
+      feed: TaskFeed;
+      /** Turns one event into the SSE `data:` JSON (bare object, or a JSON-RPC envelope). */
+      frame: (event: StreamEvent) => string;
+    }
+  /** An error found after a streaming method was known: one SSE event, then the end. */
+  | { kind: 'stream-error'; data: string };
+
+export const json = (status: number, value: unknown, headers?: Record<string, string>): Reply => ({
+  kind: 'json',
+  status,
+  body: JSON.stringify(value),
+  ...(headers ? { headers } : {}),
+});
+
+/** Any thrown value as an A2AError: unknown failures become -32603 and their stack goes to the log. */
+export function toA2AError(err: unknown, logger: Logger, where: string): A2AError {
+  if (err instanceof A2AError) return err;
+  logger.error('request.failed', { where, ...errorFields(err) });
+  return new A2AError(ERRORS.internal);
+}
+
+/** REST error body: `{code, message, error, data?}` (wire reference §3.5). */
+export function restError(err: A2AError): Reply {
+  return json(err.entry.http, { ...errorBody(err), error: err.entry.type }, { ...err.headers });
+}

@@ -1,0 +1,105 @@
+/**
+ * REST clients generated from the v0.3 proto send proto-JSON (wire reference §3.2). These
+ * functions turn such bodies into A2A JSON before validation; A2A JSON passes unchanged. Only
+ * known keys are renamed: the contents of `data` and `metadata` maps are never touched.
+ */
+import { isObject } from './params.js';
+
+const camel = (key: string): string => key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+
+/** Renames snake_case keys of one object level to camelCase (the camelCase key wins). */
+function camelKeys(obj: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(obj)) {
+    const name = camel(key);
+    if (name !== key && name in obj) continue;
+    out[name] = value;
+  }
+  return out;
+}
+
+const ROLES: Record<string, string> = { ROLE_USER: 'user', ROLE_AGENT: 'agent' };
+
+function normalizeFile(raw: unknown): unknown {
+  if (!isObject(raw)) return raw;
+  const f = camelKeys(raw);
+  const out: Record<string, unknown> = {};
+  if (typeof f.name === 'string') out.name = f.name;
+  if (typeof f.mimeType === 'string') out.mimeType = f.mimeType;
+  const uri = f.uri ?? f.url ?? f.fileWithUri;
+  const bytes = f.bytes ?? f.fileWithBytes;
+  if (typeof uri === 'string' && uri !== '') out.uri = uri;
+  if (bytes !== undefined) out.bytes = bytes;
+  return out;
+}
+
+function normalizePart(raw: unknown): unknown {
+  if (!isObject(raw)) return raw;
+  const part = camelKeys(raw);
+  if (part.kind !== undefined) {
+    return part.kind === 'file' ? { ...part, file: normalizeFile(part.file) } : part;
+  }
+  // Proto parts carry no `kind`: infer it from the one key present.
+  if (typeof part.text === 'string') return { ...part, kind: 'text' };
+  if (part.file !== undefined) return { ...part, kind: 'file', file: normalizeFile(part.file) };
+  if (part.data !== undefined) {
+    // Proto DataPart wraps the object once more: {"data": {"data": {...}}}.
+    const data = isObject(part.data) && isObject(part.data.data) && Object.keys(part.data).length === 1 ? part.data.data : part.data;
+    return { ...part, kind: 'data', data };
+  }
+  return part;
+}
+
+export function normalizeRestMessage(raw: unknown): unknown {
+  if (!isObject(raw)) return raw;
+  const msg = camelKeys(raw);
+  if (msg.parts === undefined && msg.content !== undefined) msg.parts = msg.content;
+  delete msg.content;
+  if (typeof msg.role === 'string' && ROLES[msg.role]) msg.role = ROLES[msg.role];
+  if (Array.isArray(msg.parts)) msg.parts = msg.parts.map(normalizePart);
+  return msg;
+}
+
+export function normalizePushConfig(raw: unknown): unknown {
+  if (!isObject(raw)) return raw;
+  const cfg = camelKeys(raw);
+  // Clients send `token: ""` and `authentication: {}` for "none" (wire reference §1.6).
+  if (cfg.token === '') delete cfg.token;
+  if (isObject(cfg.authentication) && !Array.isArray(cfg.authentication.schemes)) delete cfg.authentication;
+  return cfg;
+}
+
+export function normalizeRestSendBody(raw: unknown): unknown {
+  if (!isObject(raw)) return raw;
+  const body = camelKeys(raw);
+  body.message = normalizeRestMessage(body.message ?? body.request);
+  delete body.request;
+  if (isObject(body.configuration)) {
+    const conf = camelKeys(body.configuration);
+    if (conf.pushNotificationConfig === undefined && conf.pushNotification !== undefined) conf.pushNotificationConfig = conf.pushNotification;
+    delete conf.pushNotification;
+    if (conf.pushNotificationConfig !== undefined) conf.pushNotificationConfig = normalizePushConfig(conf.pushNotificationConfig);
+    body.configuration = conf;
+  }
+  return body;
+}
+
+/**
+ * Create-push-config bodies (wire reference §3.2): flat config, `{config: TaskPushNotificationConfig}`,
+ * a bare TaskPushNotificationConfig, or proto `{parent, configId, config: {name, pushNotificationConfig}}`.
+ */
+export function normalizeRestPushBody(raw: unknown): unknown {
+  if (!isObject(raw)) return raw;
+  const body = camelKeys(raw);
+  let config: unknown = body;
+  if (isObject(body.config)) {
+    const inner = camelKeys(body.config);
+    config = inner.pushNotificationConfig ?? inner;
+    if (isObject(config) && config.id === undefined && typeof body.configId === 'string' && body.configId !== '') {
+      config = { ...config, id: body.configId };
+    }
+  } else if (isObject(body.pushNotificationConfig)) {
+    config = body.pushNotificationConfig;
+  }
+  return normalizePushConfig(config);
+}

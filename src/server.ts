@@ -1,0 +1,118 @@
+/**
+ * createServer: wires the store, the event log, the task runtime, the protocol layer and the
+ * uWS front end into one running server.
+ */
+import type { InspectionEvent, Observer } from 'xstate';
+import type { AgentDefinition } from './agent.js';
+import { resolveSettings, type Settings, type SettingsInput } from './config.js';
+import { startHttp, uwsIsNative, type HttpServer, type RawRoute } from './http/uws-server.js';
+import { createLogger, type Logger } from './log.js';
+import { createOperations } from './protocol/operations.js';
+import { createRouter } from './protocol/router.js';
+import { PushConfigs } from './push/configs.js';
+import { MemoryEventLog, type TaskEventLog } from './runtime/event-log.js';
+import { TaskService } from './runtime/task-service.js';
+import { openStore } from './store/open.js';
+import type { TaskStore } from './store/types.js';
+
+export interface CreateServerOptions extends Partial<SettingsInput> {
+  agent: AgentDefinition;
+  /** A store instance instead of the `store` setting. */
+  taskStore?: TaskStore;
+  /** An event log instead of the in-memory one. */
+  eventLog?: TaskEventLog;
+  logger?: Logger;
+  /** Environment to read SERVICE_* settings from (default: process.env). */
+  env?: NodeJS.ProcessEnv;
+  /** Observer of every task actor (e.g. the Stately inspector's `inspect`). */
+  inspector?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
+  /** Extra non-A2A routes served first (the debug page plugs in here). */
+  rawRoutes?: RawRoute[];
+}
+
+export interface A2AServer {
+  /** `http://host:port` */
+  readonly url: string;
+  readonly port: number;
+  readonly settings: Settings;
+  readonly native: boolean;
+  readonly service: TaskService;
+  readonly store: TaskStore;
+  /** Live counters: tasks, actors, subscriptions, open streams (leak checks, metrics). */
+  stats(): { liveTasks: number; runningActors: number; pendingFlushes: number; eventLogs: number; subscribers: number; openStreams: number };
+  close(): Promise<void>;
+}
+
+const SSE_HEARTBEAT_MS = 15_000;
+const SSE_MAX_BUFFERED_BYTES = 1024 * 1024;
+
+export async function createServer(options: CreateServerOptions): Promise<A2AServer> {
+  const { agent, taskStore, eventLog, logger: givenLogger, env, inspector, rawRoutes, ...overrides } = options;
+  const settings = resolveSettings(overrides, env);
+  const logger = givenLogger ?? createLogger(settings.logLevel);
+  const store = taskStore ?? openStore(settings.store);
+  const events = eventLog ?? new MemoryEventLog(settings.eventReplay, settings.eventRetention * 1000);
+  const declared = agent.capabilities ?? {};
+  const capabilities = {
+    streaming: (declared.streaming ?? false) && settings.streaming,
+    pushNotifications: (declared.pushNotifications ?? false) && settings.pushNotifications,
+    stateTransitionHistory: declared.stateTransitionHistory ?? true,
+  };
+
+  const service = new TaskService({ agent, store, events, settings, logger, ...(inspector ? { inspect: inspector } : {}) });
+  const push = new PushConfigs(store);
+  if (capabilities.pushNotifications) service.setInlinePushRegistrar(async (taskId, config) => void (await push.set(taskId, config)));
+  const ops = createOperations({ service, push, card: { agent, capabilities, preferredTransport: settings.preferredTransport } });
+  const router = createRouter(ops, logger);
+
+  const { recovered } = await service.init();
+  let http: HttpServer;
+  try {
+    http = await startHttp({
+      host: settings.host,
+      port: settings.port,
+      maxBodyBytes: settings.maxBodyBytes,
+      route: router,
+      rawRoutes: rawRoutes ?? [],
+      sse: { heartbeatMs: SSE_HEARTBEAT_MS, maxBufferedBytes: SSE_MAX_BUFFERED_BYTES },
+      logger,
+    });
+  } catch (err) {
+    await service.close();
+    await store.close();
+    throw err;
+  }
+  const host = settings.host.includes(':') ? `[${settings.host}]` : settings.host;
+  const url = `http://${host}:${http.port}`;
+  logger.info('server.started', {
+    url,
+    agent: agent.card.name,
+    store: store.description,
+    uws: uwsIsNative ? 'native' : 'fallback',
+    capabilities,
+    recoveredTasks: recovered,
+  });
+
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    port: http.port,
+    settings,
+    native: uwsIsNative,
+    service,
+    store,
+    stats() {
+      const e = events.stats();
+      return { ...service.stats(), eventLogs: e.logs, subscribers: e.subscribers, openStreams: http.openStreams() };
+    },
+    close() {
+      closing ??= (async () => {
+        http.close();
+        await service.close();
+        await store.close();
+        logger.info('server.stopped', { url });
+      })();
+      return closing;
+    },
+  };
+}
