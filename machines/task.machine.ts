@@ -7,7 +7,7 @@
  * Events carry no payload on purpose: the runtime asks `snapshot.can(event)` before applying an
  * agent's data (an artifact, a status message), so the machine alone decides what is accepted.
  */
-import { setup, stateIn, not } from 'xstate';
+import { fromPromise, setup, stateIn, not } from 'xstate';
 
 /** The eight wire values of TaskState that the service uses (spec "States and transitions"). */
 export const TASK_STATES = [
@@ -76,8 +76,11 @@ export const taskMachine = setup({
     abortAgent: () => {},
   },
   actors: {
-    /** One turn of the agent handler; the runtime provides it with `fromPromise`. */
-    agentTurn: {} as import('xstate').PromiseActorLogic<void, TaskMachineInput>,
+    /**
+     * One turn of the agent handler. The runtime provides the real one; this stand-in settles at
+     * once so the definition also runs on its own (Stately editor, inspector, tests).
+     */
+    agentTurn: fromPromise<void, TaskMachineInput>(async () => {}),
   },
   guards: {
     /** Agent events are refused once a cancel is under way: the task can only end `canceled`. */

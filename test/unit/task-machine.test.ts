@@ -1,0 +1,181 @@
+/**
+ * The task machine against the spec's "States and transitions" table: every path that
+ * @xstate/graph finds uses only transitions of the table, and every transition of the table is
+ * on some path. A transition added to or lost from the machine fails here.
+ */
+import { getAdjacencyMap, getSimplePaths } from '@xstate/graph';
+import { createActor, type AnyMachineSnapshot } from 'xstate';
+import { describe, expect, it } from 'vitest';
+import {
+  TASK_STATES,
+  TERMINAL_STATES,
+  taskMachine,
+  wireStateOf,
+  type TaskMachineEvent,
+  type TaskState,
+} from '../../machines/task.machine.js';
+
+const AGENT_DONE = 'xstate.done.actor.agent';
+const AGENT_ERROR = 'xstate.error.actor.agent';
+const FORCE_CANCEL = 'xstate.after.forceCancelTimeout.task.working.cancelling';
+
+/**
+ * The spec's table as `from|trigger|to`, in the machine's event names. Rows that the spec writes
+ * as one transition but that take two steps in the machine are spelled out:
+ * "working | cancellation | canceled" is CANCEL (the handler is signalled; still working) and
+ * then the handler settling or the force-cancel timer.
+ */
+const SPEC_TABLE = new Set([
+  'submitted|START|working', // the agent starts work
+  'submitted|CANCEL|canceled', // cancel before work started: at once (issue 2)
+  'working|STATUS|working', // intermediate status
+  'working|ARTIFACT|working', // not a state change: chunks are accepted only while working (spec "SSE events")
+  'working|REQUEST_INPUT|input-required',
+  'working|REQUEST_AUTH|auth-required',
+  'working|COMPLETE|completed',
+  `working|${AGENT_DONE}|completed`, // the handler returned without a terminal call
+  'working|FAIL|failed',
+  `working|${AGENT_ERROR}|failed`, // the handler threw
+  'working|REJECT|rejected',
+  'working|CANCEL|working', // cancellation requested: the running handler is aborted…
+  `working|${AGENT_DONE}|canceled`, // …and the task is canceled when it settles,
+  `working|${AGENT_ERROR}|canceled`,
+  `working|${FORCE_CANCEL}|canceled`, // …or when the force-cancel timer fires
+  'input-required|FOLLOW_UP|working',
+  'auth-required|FOLLOW_UP|working',
+  'input-required|CANCEL|canceled',
+  'auth-required|CANCEL|canceled',
+]);
+
+const CLIENT_AND_AGENT_EVENTS: TaskMachineEvent['type'][] = [
+  'START', 'STATUS', 'ARTIFACT', 'REQUEST_INPUT', 'REQUEST_AUTH', 'COMPLETE', 'FAIL', 'REJECT', 'FOLLOW_UP', 'CANCEL',
+];
+const ALL_EVENTS = [...CLIENT_AND_AGENT_EVENTS, AGENT_DONE, AGENT_ERROR, FORCE_CANCEL].map((type) => ({ type }));
+
+const wire = (snapshot: AnyMachineSnapshot): TaskState => wireStateOf(snapshot.value as string | Record<string, unknown>);
+const substate = (snapshot: AnyMachineSnapshot): string => JSON.stringify(snapshot.value);
+
+const traversal = {
+  // Internal events (actor done/error, the delay) are sent as plain events: the machine reacts
+  // to them exactly as when the runtime's actor or timer produces them.
+  events: ALL_EVENTS as TaskMachineEvent[],
+  input: { taskId: 'graph' },
+};
+
+/** Every transition out of every reachable state, as `from|event|to` of wire states. */
+function machineEdges(): Set<string> {
+  const edges = new Set<string>();
+  for (const node of Object.values(getAdjacencyMap(taskMachine, traversal))) {
+    const before = node.state as AnyMachineSnapshot;
+    for (const step of Object.values(node.transitions) as { event: { type: string }; state: unknown }[]) {
+      const { event } = step;
+      const after = step.state as AnyMachineSnapshot;
+      // An event the state does not handle is no transition; a handled one may be a self-transition.
+      if (!before.can(event)) continue;
+      edges.add(`${wire(before)}|${event.type}|${wire(after)}`);
+    }
+  }
+  return edges;
+}
+
+describe('task machine', () => {
+  it('has exactly the eight wire states, four of them final', () => {
+    expect(Object.keys(taskMachine.root.states).sort()).toEqual([...TASK_STATES].sort());
+    for (const state of TASK_STATES) {
+      expect(taskMachine.root.states[state]?.type === 'final').toBe(TERMINAL_STATES.has(state));
+    }
+  });
+
+  it('has exactly the transitions of the spec table: none added, none lost', () => {
+    const edges = machineEdges();
+    expect([...edges].filter((e) => !SPEC_TABLE.has(e))).toEqual([]);
+    expect([...SPEC_TABLE].filter((e) => !edges.has(e))).toEqual([]);
+  });
+
+  it('every simple path walks table transitions only and ends in a terminal state or a pause', () => {
+    const paths = getSimplePaths(taskMachine, traversal);
+    expect(paths.length).toBeGreaterThan(10);
+    const ends = new Set<TaskState>();
+    for (const path of paths) {
+      for (let i = 1; i < path.steps.length; i++) {
+        const before = path.steps[i - 1]?.state as AnyMachineSnapshot;
+        const step = path.steps[i];
+        if (!step || !before.can(step.event)) continue;
+        expect(SPEC_TABLE).toContain(`${wire(before)}|${step.event.type}|${wire(step.state as AnyMachineSnapshot)}`);
+      }
+      ends.add(wire(path.state as AnyMachineSnapshot));
+    }
+    expect([...ends].sort()).toEqual([...TASK_STATES].sort());
+  });
+
+  it('ignores agent events once a cancel is under way (the task can only end canceled)', () => {
+    const actor = createActor(taskMachine, { input: { taskId: 't' } });
+    actor.start();
+    actor.send({ type: 'START' });
+    actor.send({ type: 'CANCEL' });
+    for (const type of ['STATUS', 'ARTIFACT', 'COMPLETE', 'FAIL', 'REJECT', 'REQUEST_INPUT', 'REQUEST_AUTH'] as const) {
+      expect(actor.getSnapshot().can({ type })).toBe(false);
+      actor.send({ type });
+    }
+    expect(actor.getSnapshot().value).toEqual({ working: 'cancelling' });
+    actor.stop();
+  });
+
+  it('terminal states accept nothing', () => {
+    for (const state of TERMINAL_STATES) {
+      const snapshot = taskMachine.resolveState({ value: state, context: { taskId: 't' } });
+      for (const type of CLIENT_AND_AGENT_EVENTS) expect(snapshot.can({ type })).toBe(false);
+    }
+  });
+
+  it('records every state it enters through the provided stateEntered action, in order', async () => {
+    const entered: TaskState[] = [];
+    const machine = taskMachine.provide({
+      actions: { stateEntered: (_args, params) => void entered.push(params.state) },
+    });
+    const actor = createActor(machine, { input: { taskId: 't' } });
+    actor.start();
+    actor.send({ type: 'START' });
+    actor.send({ type: 'REQUEST_INPUT' });
+    actor.send({ type: 'FOLLOW_UP' });
+    actor.send({ type: 'COMPLETE' });
+    expect(entered).toEqual(['submitted', 'working', 'input-required', 'working', 'completed']);
+    expect(actor.getSnapshot().status).toBe('done');
+  });
+
+  it('a handler that returns without a terminal call completes the task', async () => {
+    const actor = createActor(taskMachine, { input: { taskId: 't' } });
+    actor.start();
+    actor.send({ type: 'START' });
+    await new Promise((r) => setTimeout(r, 0));
+    expect(actor.getSnapshot().value).toBe('completed');
+  });
+
+  it('the force-cancel timer ends a cancelling task even if the handler never settles', async () => {
+    const machine = taskMachine.provide({
+      actors: { agentTurn: (await import('xstate')).fromPromise(() => new Promise<void>(() => {})) },
+      delays: { forceCancelTimeout: 20 },
+    });
+    const actor = createActor(machine, { input: { taskId: 't' } });
+    actor.start();
+    actor.send({ type: 'START' });
+    actor.send({ type: 'CANCEL' });
+    expect(actor.getSnapshot().value).toEqual({ working: 'cancelling' });
+    await new Promise((r) => setTimeout(r, 60));
+    expect(actor.getSnapshot().value).toBe('canceled');
+  });
+
+  it('a task paused in input-required restores from its persisted state and continues', () => {
+    const entered: TaskState[] = [];
+    const machine = taskMachine.provide({ actions: { stateEntered: (_a, p) => void entered.push(p.state) } });
+    const actor = createActor(machine, {
+      input: { taskId: 't' },
+      snapshot: machine.resolveState({ value: 'input-required', context: { taskId: 't' } }),
+    });
+    actor.start();
+    expect(entered).toEqual([]); // restoring does not re-enter the state
+    actor.send({ type: 'FOLLOW_UP' });
+    expect(entered).toEqual(['working']);
+    actor.stop();
+  });
+});
