@@ -93,7 +93,9 @@ export class MemoryTaskStore implements TaskStore {
   }
 
   async rememberMessage(scope: string, messageId: string, taskId: string): Promise<void> {
-    this.messages.set(`${scope}\u0000${messageId}`, taskId);
+    // The first task a message produced stays its answer (idempotency).
+    const key = `${scope}\u0000${messageId}`;
+    if (!this.messages.has(key)) this.messages.set(key, taskId);
   }
 
   async savePushConfig(taskId: string, config: StoredPushConfig): Promise<void> {

@@ -1,0 +1,143 @@
+/**
+ * The TaskStore contract: one suite that every adapter must pass (memory, SQLite, and
+ * PostgreSQL when it lands). `open` returns a fresh, empty store.
+ */
+import { describe, expect, it } from 'vitest';
+import { v7 as uuidv7 } from 'uuid';
+import type { Task, TaskState } from '../../src/index.js';
+import type { TaskStore } from '../../src/store/types.js';
+
+export function task(state: TaskState, opts: { contextId?: string; id?: string; at?: string } = {}): Task {
+  const id = opts.id ?? uuidv7();
+  const contextId = opts.contextId ?? 'ctx';
+  return {
+    kind: 'task',
+    id,
+    contextId,
+    status: { state, timestamp: opts.at ?? new Date().toISOString() },
+    history: [{ kind: 'message', role: 'user', parts: [{ kind: 'text', text: `hi ${id}` }], messageId: `m-${id}`, taskId: id, contextId }],
+    metadata: { stateTransitions: [{ state, timestamp: opts.at ?? new Date().toISOString() }], _internal: 1 },
+  };
+}
+
+export function storeContract(name: string, open: () => Promise<{ store: TaskStore; reopen?: () => Promise<TaskStore> }>): void {
+  describe(`TaskStore contract: ${name}`, () => {
+    it('saves and reads a task back unchanged, and replaces it on save', async () => {
+      const { store } = await open();
+      const t = task('working');
+      await store.saveTask(t);
+      expect(await store.getTask(t.id)).toEqual(t);
+      const done = { ...t, status: { state: 'completed' as const, timestamp: new Date().toISOString() } };
+      await store.saveTask(done);
+      expect(await store.getTask(t.id)).toEqual(done);
+      expect(await store.getTask('missing')).toBeUndefined();
+      await store.close();
+    });
+
+    it('lists newest first with keyset pages, filters and totals', async () => {
+      const { store } = await open();
+      const ids: string[] = [];
+      for (let i = 0; i < 25; i++) {
+        const t = task(i % 5 === 0 ? 'input-required' : 'completed', { contextId: i % 2 ? 'odd' : 'even' });
+        ids.push(t.id);
+        await store.saveTask(t);
+      }
+      const newest = ids.slice().reverse();
+      const p1 = await store.listTasks({ pageSize: 10 });
+      expect(p1.totalSize).toBe(25);
+      expect(p1.tasks.map((t) => t.id)).toEqual(newest.slice(0, 10));
+      expect(p1.lastId).toBe(newest[9]);
+      // A task added between pages lands before page one and does not shift page two.
+      await store.saveTask(task('completed'));
+      const p2 = await store.listTasks({ pageSize: 10, afterId: p1.lastId });
+      expect(p2.tasks.map((t) => t.id)).toEqual(newest.slice(10, 20));
+      const p3 = await store.listTasks({ pageSize: 10, afterId: p2.lastId });
+      expect(p3.tasks.map((t) => t.id)).toEqual(newest.slice(20));
+      expect(p3.lastId).toBeUndefined();
+
+      const odd = await store.listTasks({ pageSize: 100, contextId: 'odd' });
+      expect(odd.totalSize).toBe(12);
+      expect(odd.tasks.every((t) => t.contextId === 'odd')).toBe(true);
+      const paused = await store.listTasks({ pageSize: 2, status: 'input-required' });
+      expect(paused.totalSize).toBe(5);
+      expect(paused.tasks).toHaveLength(2);
+      const both = await store.listTasks({ pageSize: 100, status: 'input-required', contextId: 'even' });
+      expect(both.tasks.map((t) => t.id).sort()).toEqual([ids[0], ids[10], ids[20]].sort());
+      await store.close();
+    });
+
+    it('filters by status timestamp (at or after)', async () => {
+      const { store } = await open();
+      const old = task('completed', { at: '2020-01-01T00:00:00.000Z' });
+      const recent = task('completed', { at: '2030-01-01T00:00:00.000Z' });
+      await store.saveTask(old);
+      await store.saveTask(recent);
+      const r = await store.listTasks({ pageSize: 10, statusTimestampAfter: '2025-06-01T00:00:00Z' });
+      expect(r.tasks.map((t) => t.id)).toEqual([recent.id]);
+      const exact = await store.listTasks({ pageSize: 10, statusTimestampAfter: '2030-01-01T00:00:00.000Z' });
+      expect(exact.totalSize).toBe(1);
+      const offset = await store.listTasks({ pageSize: 10, statusTimestampAfter: '2030-01-01T01:00:00+01:00' });
+      expect(offset.totalSize).toBe(1);
+      await store.close();
+    });
+
+    it('finds tasks by state for start-up recovery', async () => {
+      const { store } = await open();
+      const w = task('working');
+      const s = task('submitted');
+      await store.saveTask(w);
+      await store.saveTask(s);
+      await store.saveTask(task('input-required'));
+      const found = await store.tasksInStates(['submitted', 'working']);
+      expect(found.map((t) => t.id).sort()).toEqual([w.id, s.id].sort());
+      expect(await store.tasksInStates([])).toEqual([]);
+      await store.close();
+    });
+
+    it('remembers message ids per scope', async () => {
+      const { store } = await open();
+      await store.rememberMessage('ctx-1', 'm1', 't1');
+      expect(await store.findTaskIdByMessage('ctx-1', 'm1')).toBe('t1');
+      expect(await store.findTaskIdByMessage('ctx-2', 'm1')).toBeUndefined();
+      await store.rememberMessage('ctx-1', 'm1', 't-other');
+      expect(await store.findTaskIdByMessage('ctx-1', 'm1')).toBe('t1');
+      await store.close();
+    });
+
+    it('keeps push configs per task in creation order; same id updates in place', async () => {
+      const { store } = await open();
+      await store.savePushConfig('t1', { id: 'a', url: 'https://a.example.com/hook' });
+      await store.savePushConfig('t1', { id: 'b', url: 'https://b.example.com/hook', token: 'tok' });
+      await store.savePushConfig('t2', { id: 'a', url: 'https://c.example.com/hook' });
+      await store.savePushConfig('t1', { id: 'a', url: 'https://a2.example.com/hook' });
+      expect(await store.listPushConfigs('t1')).toEqual([
+        { id: 'a', url: 'https://a2.example.com/hook' },
+        { id: 'b', url: 'https://b.example.com/hook', token: 'tok' },
+      ]);
+      expect(await store.deletePushConfig('t1', 'a')).toBe(true);
+      expect(await store.deletePushConfig('t1', 'a')).toBe(false);
+      expect((await store.listPushConfigs('t1')).map((c) => c.id)).toEqual(['b']);
+      expect(await store.listPushConfigs('t2')).toHaveLength(1);
+      expect(await store.listPushConfigs('none')).toEqual([]);
+      await store.close();
+    });
+
+    it('keeps everything across a reopen (durable adapters)', async () => {
+      const { store, reopen } = await open();
+      if (!reopen) {
+        await store.close();
+        return;
+      }
+      const t = task('input-required');
+      await store.saveTask(t);
+      await store.rememberMessage('s', 'm', t.id);
+      await store.savePushConfig(t.id, { id: 'x', url: 'https://x.example.com' });
+      await store.close();
+      const again = await reopen();
+      expect(await again.getTask(t.id)).toEqual(t);
+      expect(await again.findTaskIdByMessage('s', 'm')).toBe(t.id);
+      expect(await again.listPushConfigs(t.id)).toHaveLength(1);
+      await again.close();
+    });
+  });
+}
