@@ -36,7 +36,9 @@ export function createAgentContext(live: LiveTask, driver: AgentContextDriver): 
     contextId: task.contextId,
     history: task.history ?? [],
     artifacts: task.artifacts ?? [],
-    signal: live.controller.signal,
+    get signal() {
+      return live.signal;
+    },
     status(content) {
       const msg = content === undefined ? undefined : say(content);
       driver.agentEvent(live, 'STATUS', () => {

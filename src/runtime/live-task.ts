@@ -14,8 +14,9 @@ export type TurnOutcome = { kind: 'task' } | { kind: 'message'; message: Message
 
 export class LiveTask {
   actor!: Actor<TaskMachine>;
-  /** Aborted when a client cancels the running turn. */
-  controller = new AbortController();
+  /** Set by a cancel; the AbortSignal is made only if the handler asks for it (it is not free). */
+  cancelRequested = false;
+  private controller: AbortController | undefined;
   /** The message that started the current turn. */
   turnMessage: Message;
   /** The status message the next state entry carries (set by the agent call that causes it). */
@@ -59,6 +60,18 @@ export class LiveTask {
 
   get id(): string {
     return this.task.id;
+  }
+
+  /** Fires when a client cancels the running turn. */
+  get signal(): AbortSignal {
+    this.controller ??= new AbortController();
+    if (this.cancelRequested && !this.controller.signal.aborted) this.controller.abort();
+    return this.controller.signal;
+  }
+
+  abortTurn(): void {
+    this.cancelRequested = true;
+    this.controller?.abort();
   }
 
   /** Asks the machine whether it accepts the event now. */

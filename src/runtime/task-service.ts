@@ -4,7 +4,7 @@
  * handler runs as the machine's invoked `agentTurn` actor. Paused and terminal tasks are
  * persisted and their actors stopped, so memory holds only work in progress.
  */
-import { createActor, fromPromise, type InspectionEvent, type Observer } from 'xstate';
+import { createActor, type InspectionEvent, type Observer } from 'xstate';
 import type { AgentDefinition, ArtifactChunk } from '../agent.js';
 import type { Settings } from '../config.js';
 import { errorFields, type Logger } from '../log.js';
@@ -17,7 +17,6 @@ import {
   isTerminalState,
   taskMachine,
   type TaskMachineEventType,
-  type TaskMachineInput,
 } from '../../machines/task.machine.js';
 import { createAgentContext, type AgentContextDriver } from './agent-context.js';
 import type { TaskEventLog } from './event-log.js';
@@ -68,10 +67,10 @@ export class TaskService {
           const live = this.live.get(context.taskId);
           if (live) this.scheduleFlush(live);
         },
-        abortAgent: ({ context }) => this.live.get(context.taskId)?.controller.abort(),
-      },
-      actors: {
-        agentTurn: fromPromise<void, TaskMachineInput>(({ input }) => this.runTurn(input.taskId)),
+        abortAgent: ({ context }) => this.live.get(context.taskId)?.abortTurn(),
+        // The handler starts after the machine's macrostep, so every call it makes is processed
+        // at once (and `can()` answers for the state the call really meets).
+        startAgentTurn: ({ context }) => void Promise.resolve(context.taskId).then((id) => this.runTurn(id)),
       },
       delays: { forceCancelTimeout: opts.settings.cancelForceTimeout * 1000 },
     });
@@ -238,20 +237,21 @@ export class TaskService {
   // ---------------------------------------------------------------- the running turn
 
   private async runTurn(taskId: string): Promise<void> {
-    // Let the machine finish its macrostep first: every agent call is then processed at once.
-    await null;
     const live = this.live.get(taskId);
     if (!live || live.closed) return;
     const context = createAgentContext(live, this.driver);
+    let settled: 'AGENT_DONE' | 'AGENT_FAILED' = 'AGENT_DONE';
     try {
       await this.opts.agent.handler(context);
     } catch (err) {
-      if (!live.controller.signal.aborted) {
+      settled = 'AGENT_FAILED';
+      if (!live.cancelRequested) {
         this.opts.logger.error('agent.handler_failed', { taskId, ...errorFields(err) });
         live.pendingMessage = agentMessage(HANDLER_FAILED, live.id, live.task.contextId);
       }
-      throw err;
     }
+    // After a terminal call the machine has already left `working` and ignores this.
+    if (!live.closed) live.actor.send({ type: settled });
   }
 
   private agentEvent(live: LiveTask, type: TaskMachineEventType, effect?: () => void): boolean {
@@ -487,7 +487,7 @@ export class TaskService {
   async close(): Promise<void> {
     this.closed = true;
     for (const live of [...this.live.values()]) {
-      live.controller.abort();
+      live.abortTurn();
       this.release(live);
       live.finish({ kind: 'task' });
     }

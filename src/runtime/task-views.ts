@@ -4,7 +4,31 @@ import type { Content } from '../agent.js';
 import type { Artifact, Message, Part, Task, TaskStatusUpdateEvent } from '../protocol/schemas.js';
 import { isInterruptedState, isTerminalState } from '../../machines/task.machine.js';
 
-export const newId = (): string => uuidv7();
+/**
+ * UUID v7 ids: time ordered (keyset pagination), monotonic within a millisecond. Random bytes
+ * come from a pool refilled 4 KiB at a time: one crypto call per 256 ids instead of one per id.
+ */
+const randomPool = new Uint8Array(4096);
+let poolOffset = randomPool.length;
+const clock = { msecs: -Infinity, seq: 0 };
+
+export function newId(): string {
+  if (poolOffset >= randomPool.length) {
+    crypto.getRandomValues(randomPool);
+    poolOffset = 0;
+  }
+  const random = randomPool.subarray(poolOffset, (poolOffset += 16));
+  const now = Date.now();
+  if (now > clock.msecs) {
+    clock.msecs = now;
+    // A random start in the lower half of the 31-bit range leaves room to count up.
+    clock.seq = ((random[6] as number) << 22) | ((random[7] as number) << 14) | ((random[8] as number) << 6) | ((random[9] as number) >>> 2);
+  } else {
+    clock.seq = (clock.seq + 1) | 0;
+    if (clock.seq === 0) clock.msecs++;
+  }
+  return uuidv7({ random, msecs: clock.msecs, seq: clock.seq });
+}
 
 export const partsOf = (content: Content): Part[] =>
   typeof content === 'string' ? [{ kind: 'text', text: content }] : content;

@@ -15,8 +15,8 @@ import {
   type TaskState,
 } from '../../machines/task.machine.js';
 
-const AGENT_DONE = 'xstate.done.actor.agent';
-const AGENT_ERROR = 'xstate.error.actor.agent';
+const AGENT_DONE = 'AGENT_DONE';
+const AGENT_ERROR = 'AGENT_FAILED';
 const FORCE_CANCEL = 'xstate.after.forceCancelTimeout.task.working.cancelling';
 
 /**
@@ -48,16 +48,16 @@ const SPEC_TABLE = new Set([
 ]);
 
 const CLIENT_AND_AGENT_EVENTS: TaskMachineEvent['type'][] = [
-  'START', 'STATUS', 'ARTIFACT', 'REQUEST_INPUT', 'REQUEST_AUTH', 'COMPLETE', 'FAIL', 'REJECT', 'FOLLOW_UP', 'CANCEL',
+  'START', 'STATUS', 'ARTIFACT', 'REQUEST_INPUT', 'REQUEST_AUTH', 'COMPLETE', 'FAIL', 'REJECT', 'FOLLOW_UP', 'CANCEL', 'AGENT_DONE', 'AGENT_FAILED',
 ];
-const ALL_EVENTS = [...CLIENT_AND_AGENT_EVENTS, AGENT_DONE, AGENT_ERROR, FORCE_CANCEL].map((type) => ({ type }));
+const ALL_EVENTS = [...CLIENT_AND_AGENT_EVENTS, FORCE_CANCEL].map((type) => ({ type }));
 
 const wire = (snapshot: AnyMachineSnapshot): TaskState => wireStateOf(snapshot.value as string | Record<string, unknown>);
 const substate = (snapshot: AnyMachineSnapshot): string => JSON.stringify(snapshot.value);
 
 const traversal = {
-  // Internal events (actor done/error, the delay) are sent as plain events: the machine reacts
-  // to them exactly as when the runtime's actor or timer produces them.
+  // The delay's internal event is sent as a plain event: the machine reacts to it exactly as
+  // when its timer fires.
   events: ALL_EVENTS as TaskMachineEvent[],
   input: { taskId: 'graph' },
 };
@@ -143,19 +143,33 @@ describe('task machine', () => {
     expect(actor.getSnapshot().status).toBe('done');
   });
 
-  it('a handler that returns without a terminal call completes the task', async () => {
-    const actor = createActor(taskMachine, { input: { taskId: 't' } });
-    actor.start();
+  it('entering working starts an agent turn; its settling completes or fails the task', () => {
+    let turns = 0;
+    const machine = taskMachine.provide({ actions: { startAgentTurn: () => void turns++ } });
+    const done = createActor(machine, { input: { taskId: 't' } }).start();
+    done.send({ type: 'START' });
+    expect(turns).toBe(1);
+    done.send({ type: 'AGENT_DONE' });
+    expect(done.getSnapshot().value).toBe('completed');
+    const failed = createActor(machine, { input: { taskId: 't' } }).start();
+    failed.send({ type: 'START' });
+    failed.send({ type: 'AGENT_FAILED' });
+    expect(failed.getSnapshot().value).toBe('failed');
+  });
+
+  it('a cancel aborts the turn and the task ends canceled when the handler settles', () => {
+    let aborted = 0;
+    const machine = taskMachine.provide({ actions: { abortAgent: () => void aborted++ } });
+    const actor = createActor(machine, { input: { taskId: 't' } }).start();
     actor.send({ type: 'START' });
-    await new Promise((r) => setTimeout(r, 0));
-    expect(actor.getSnapshot().value).toBe('completed');
+    actor.send({ type: 'CANCEL' });
+    expect(aborted).toBe(1);
+    actor.send({ type: 'AGENT_DONE' });
+    expect(actor.getSnapshot().value).toBe('canceled');
   });
 
   it('the force-cancel timer ends a cancelling task even if the handler never settles', async () => {
-    const machine = taskMachine.provide({
-      actors: { agentTurn: (await import('xstate')).fromPromise(() => new Promise<void>(() => {})) },
-      delays: { forceCancelTimeout: 20 },
-    });
+    const machine = taskMachine.provide({ delays: { forceCancelTimeout: 20 } });
     const actor = createActor(machine, { input: { taskId: 't' } });
     actor.start();
     actor.send({ type: 'START' });
