@@ -309,7 +309,8 @@ export class TaskService {
     this.transitionsOf(live.task).push({ state, timestamp });
     if (state === 'submitted') return;
     this.publishStatus(live);
-    if (isTerminalState(state) || isInterruptedState(state)) queueMicrotask(() => void this.endTurn(live));
+    // After the machine has finished this transition (queueMicrotask would cost an AsyncResource).
+    if (isTerminalState(state) || isInterruptedState(state)) void Promise.resolve(live).then((l) => this.endTurn(l));
     else this.scheduleFlush(live);
   }
 
