@@ -10,6 +10,7 @@ import { createLogger, type Logger } from './log.js';
 import { createOperations } from './protocol/operations.js';
 import { createRouter } from './protocol/router.js';
 import { PushConfigs } from './push/configs.js';
+import { PushDispatcher, type PushStats } from './push/dispatcher.js';
 import { MemoryEventLog, type TaskEventLog } from './runtime/event-log.js';
 import { TaskService } from './runtime/task-service.js';
 import { openStore } from './store/open.js';
@@ -39,7 +40,16 @@ export interface A2AServer {
   readonly service: TaskService;
   readonly store: TaskStore;
   /** Live counters: tasks, actors, subscriptions, open streams (leak checks, metrics). */
-  stats(): { liveTasks: number; runningActors: number; pendingFlushes: number; eventLogs: number; subscribers: number; openStreams: number };
+  stats(): {
+    liveTasks: number;
+    runningActors: number;
+    pendingFlushes: number;
+    eventLogs: number;
+    subscribers: number;
+    openStreams: number;
+    /** Webhook delivery: workers, queued deliveries, attempts in flight. */
+    push: PushStats;
+  };
   close(): Promise<void>;
 }
 
@@ -62,6 +72,9 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
   const service = new TaskService({ agent, store, events, settings, logger, ...(inspector ? { inspect: inspector } : {}) });
   const push = new PushConfigs(store);
   if (capabilities.pushNotifications) service.setInlinePushRegistrar(async (taskId, config) => void (await push.set(taskId, config)));
+  // Webhook delivery: every transition of an exposed task goes to the task's configs.
+  const pushDelivery = capabilities.pushNotifications ? new PushDispatcher({ configs: push, settings, logger }) : undefined;
+  if (pushDelivery) service.onTransition((task) => pushDelivery.notify(task));
   const ops = createOperations({ service, push, card: { agent, capabilities, preferredTransport: settings.preferredTransport } });
   const router = createRouter(ops, logger);
 
@@ -79,6 +92,7 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
     });
   } catch (err) {
     await service.close();
+    await pushDelivery?.close(0);
     await store.close();
     throw err;
   }
@@ -103,12 +117,15 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
     store,
     stats() {
       const e = events.stats();
-      return { ...service.stats(), eventLogs: e.logs, subscribers: e.subscribers, openStreams: http.openStreams() };
+      const push = pushDelivery?.stats() ?? { workers: 0, queued: 0, inFlight: 0 };
+      return { ...service.stats(), eventLogs: e.logs, subscribers: e.subscribers, openStreams: http.openStreams(), push };
     },
     close() {
       closing ??= (async () => {
         http.close();
         await service.close();
+        // Queued webhook deliveries get a bounded grace period before the store goes away.
+        await pushDelivery?.close(settings.shutdownGrace * 1000);
         await store.close();
         logger.info('server.stopped', { url });
       })();

@@ -1,0 +1,172 @@
+/**
+ * The delivery actor of one push config on one task: a p-queue with concurrency 1, so its
+ * deliveries go out one at a time and in transition order (spec "Push notifications" 4), each
+ * with its own retries. Every HTTP attempt also takes a slot of the shared limiter, which caps
+ * the attempts in flight across all configs (`push_max_concurrent`); a delivery waiting for its
+ * backoff holds no slot.
+ *
+ * The worker exits once the terminal state is delivered (nothing can follow it) or after
+ * `push_idle_timeout` without work (a task paused in input-required may be resumed much later;
+ * a new worker then takes over).
+ */
+import PQueue from 'p-queue';
+import { type Logger } from '../log.js';
+import type { TaskState } from '../protocol/schemas.js';
+import type { PostOutcome, WebhookClient, WebhookRequest } from './webhook-client.js';
+
+export interface DeliveryJob {
+  taskId: string;
+  configId: string;
+  state: TaskState;
+  terminal: boolean;
+  request: WebhookRequest;
+}
+
+export interface DeliveryDeps {
+  client: WebhookClient;
+  /** The global limiter shared by every worker. */
+  limiter: PQueue;
+  logger: Logger;
+  /** Attempts per delivery (`push_max_retries`). */
+  maxAttempts: number;
+  /** First backoff (`push_retry_delay`), doubled after each failed attempt. */
+  retryDelayMs: number;
+  idleTimeoutMs: number;
+  /** Aborted when the server stops waiting for deliveries. */
+  shutdown: AbortSignal;
+}
+
+/** Where a webhook lives, for logs: the origin only (paths and queries can carry secrets). */
+export function webhookForLog(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return '(malformed url)';
+  }
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts; never leaves a timer behind. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  if (signal.aborted || ms <= 0) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
+/** One attempt through the global limiter; a delivery still waiting for a slot at shutdown is aborted. */
+async function attemptOnce(deps: DeliveryDeps, request: WebhookRequest): Promise<PostOutcome> {
+  try {
+    return await deps.limiter.add(() => deps.client.post(request, deps.shutdown), { signal: deps.shutdown });
+  } catch (err) {
+    if (deps.shutdown.aborted) return { kind: 'aborted' };
+    throw err;
+  }
+}
+
+/** One delivery with retries (spec "Limits": attempts, base delay, exponential backoff). Never throws. */
+export async function deliver(job: DeliveryJob, deps: DeliveryDeps): Promise<PostOutcome> {
+  const fields = { taskId: job.taskId, configId: job.configId, state: job.state, webhook: webhookForLog(job.request.url) };
+  let outcome: PostOutcome = { kind: 'aborted' };
+  for (let attempt = 1; attempt <= deps.maxAttempts; attempt++) {
+    if (attempt > 1) await pause(deps.retryDelayMs * 2 ** (attempt - 2), deps.shutdown);
+    if (deps.shutdown.aborted) return { kind: 'aborted' };
+    try {
+      outcome = await attemptOnce(deps, job.request);
+    } catch (err) {
+      outcome = { kind: 'retryable', reason: err instanceof Error ? err.message : 'unexpected error' };
+    }
+    switch (outcome.kind) {
+      case 'delivered':
+        deps.logger.debug('push.delivered', { ...fields, attempt, status: outcome.status });
+        return outcome;
+      case 'aborted':
+        return outcome;
+      case 'refused':
+        deps.logger.warn('push.url_rejected', { ...fields, reason: outcome.reason });
+        return outcome;
+      case 'failed':
+        deps.logger.warn('push.delivery_failed', { ...fields, attempts: attempt, reason: outcome.reason, ...statusOf(outcome) });
+        return outcome;
+      case 'retryable':
+        if (attempt < deps.maxAttempts) {
+          deps.logger.debug('push.attempt_failed', { ...fields, attempt, reason: outcome.reason, ...statusOf(outcome) });
+        }
+    }
+  }
+  if (outcome.kind === 'retryable') {
+    deps.logger.warn('push.delivery_failed', { ...fields, attempts: deps.maxAttempts, reason: outcome.reason, ...statusOf(outcome) });
+  }
+  return outcome;
+}
+
+const statusOf = (o: { status?: number }) => (o.status === undefined ? {} : { status: o.status });
+
+export class DeliveryWorker {
+  private readonly queue = new PQueue({ concurrency: 1 });
+  private idleTimer: NodeJS.Timeout | undefined;
+  private terminalDelivered = false;
+  private stopped = false;
+
+  constructor(
+    private readonly deps: DeliveryDeps,
+    private readonly onExit: () => void,
+  ) {
+    this.queue.on('idle', () => this.onIdle());
+  }
+
+  /** Deliveries accepted and not finished (waiting, backing off or in flight). */
+  get backlog(): number {
+    return this.queue.size + this.queue.pending;
+  }
+
+  get idleTimerArmed(): boolean {
+    return this.idleTimer !== undefined;
+  }
+
+  enqueue(job: DeliveryJob): void {
+    if (this.stopped) return;
+    this.disarmIdle();
+    void this.queue.add(async () => {
+      const outcome = await deliver(job, this.deps);
+      // The terminal state ends the worker even when it could not be delivered: nothing follows it.
+      if (job.terminal && outcome.kind !== 'aborted') this.terminalDelivered = true;
+    });
+  }
+
+  /** Resolves when every accepted delivery has finished. */
+  drained(): Promise<void> {
+    return this.queue.onIdle();
+  }
+
+  /** Drops what is still queued; the running delivery sees the shutdown signal. */
+  stop(): void {
+    this.stopped = true;
+    this.disarmIdle();
+    this.queue.clear();
+  }
+
+  private onIdle(): void {
+    if (this.stopped) return;
+    if (this.terminalDelivered) return this.exit();
+    this.disarmIdle();
+    this.idleTimer = setTimeout(() => this.exit(), this.deps.idleTimeoutMs);
+    // An idle worker must not keep the process alive on its own.
+    this.idleTimer.unref();
+  }
+
+  private disarmIdle(): void {
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = undefined;
+  }
+
+  private exit(): void {
+    this.stop();
+    this.onExit();
+  }
+}

@@ -1,0 +1,162 @@
+/**
+ * Push delivery (spec "Push notifications (webhooks)"): fed with every transition of an exposed
+ * task (TaskService.onTransition), it looks up the task's configs and hands one delivery per
+ * config to that config's worker. Configs are read at each transition, so a config added while
+ * the task runs gets the transitions that follow, and a deleted one gets no more.
+ *
+ * Order: the config lookups of one task are chained, so the transitions of a task reach each
+ * worker in the order they happened even when the store answers out of order.
+ */
+import PQueue from 'p-queue';
+import type { Settings } from '../config.js';
+import { errorFields, type Logger } from '../log.js';
+import type { Task } from '../protocol/schemas.js';
+import { isTerminalState } from '../../machines/task.machine.js';
+import { policyFromSettings } from './address-policy.js';
+import type { StoredPushConfig } from './configs.js';
+import { DeliveryWorker, type DeliveryDeps, type DeliveryJob } from './delivery.js';
+import { createWebhookClient, type WebhookClient } from './webhook-client.js';
+
+export type PushSettings = Pick<
+  Settings,
+  | 'pushMaxRetries'
+  | 'pushRetryDelay'
+  | 'pushTimeout'
+  | 'pushMaxConcurrent'
+  | 'pushAllowHttp'
+  | 'pushIdleTimeout'
+  | 'pushAllowedHosts'
+  | 'pushBlockedHosts'
+>;
+
+export interface PushDispatcherOptions {
+  configs: { configsOf(taskId: string): Promise<StoredPushConfig[]> };
+  settings: PushSettings;
+  logger: Logger;
+  /** A client instead of the undici one built from the settings. */
+  client?: WebhookClient;
+}
+
+export interface PushStats {
+  /** Delivery workers alive (one per config with recent or pending work). */
+  workers: number;
+  /** Deliveries accepted and not finished: waiting, backing off or in flight. */
+  queued: number;
+  /** HTTP attempts running now (never more than push_max_concurrent). */
+  inFlight: number;
+}
+
+/** `Authorization: <scheme> <credentials>` (spec "Authentication" 3); clients send `{}` for none. */
+function authorizationOf(config: StoredPushConfig): string | undefined {
+  const scheme = config.authentication?.schemes[0];
+  const credentials = config.authentication?.credentials;
+  return scheme && credentials ? `${scheme} ${credentials}` : undefined;
+}
+
+export class PushDispatcher {
+  private readonly workers = new Map<string, DeliveryWorker>();
+  /** Per task: the chain of config lookups still running. */
+  private readonly lookups = new Map<string, Promise<void>>();
+  private readonly limiter: PQueue;
+  private readonly client: WebhookClient;
+  private readonly shutdown = new AbortController();
+  private readonly deps: DeliveryDeps;
+  private closing: Promise<void> | undefined;
+
+  constructor(private readonly opts: PushDispatcherOptions) {
+    const s = opts.settings;
+    this.limiter = new PQueue({ concurrency: s.pushMaxConcurrent });
+    this.client =
+      opts.client ?? createWebhookClient({ policy: policyFromSettings(s), timeoutMs: s.pushTimeout * 1000 });
+    this.deps = {
+      client: this.client,
+      limiter: this.limiter,
+      logger: opts.logger,
+      maxAttempts: s.pushMaxRetries,
+      retryDelayMs: s.pushRetryDelay * 1000,
+      idleTimeoutMs: s.pushIdleTimeout * 1000,
+      shutdown: this.shutdown.signal,
+    };
+  }
+
+  /** The transition hook. Never throws and never waits: delivery must not affect the task. */
+  notify(task: Task): void {
+    if (this.closing) return;
+    const body = JSON.stringify(task);
+    const previous = this.lookups.get(task.id) ?? Promise.resolve();
+    const next = previous
+      .then(() => this.fanOut(task, body))
+      .catch((err: unknown) => this.opts.logger.error('push.config_lookup_failed', { taskId: task.id, ...errorFields(err) }));
+    this.lookups.set(task.id, next);
+    void next.then(() => {
+      if (this.lookups.get(task.id) === next) this.lookups.delete(task.id);
+    });
+  }
+
+  private async fanOut(task: Task, body: string): Promise<void> {
+    const configs = await this.opts.configs.configsOf(task.id);
+    if (this.shutdown.signal.aborted) return;
+    const state = task.status.state;
+    for (const config of configs) {
+      const job: DeliveryJob = {
+        taskId: task.id,
+        configId: config.id,
+        state,
+        terminal: isTerminalState(state),
+        request: { url: config.url, body, token: config.token, authorization: authorizationOf(config) },
+      };
+      this.workerFor(task.id, config.id).enqueue(job);
+    }
+  }
+
+  private workerFor(taskId: string, configId: string): DeliveryWorker {
+    const key = `${taskId}\u0000${configId}`;
+    let worker = this.workers.get(key);
+    if (!worker) {
+      const created: DeliveryWorker = new DeliveryWorker(this.deps, () => {
+        if (this.workers.get(key) === created) this.workers.delete(key);
+      });
+      worker = created;
+      this.workers.set(key, worker);
+    }
+    return worker;
+  }
+
+  stats(): PushStats {
+    let queued = 0;
+    for (const worker of this.workers.values()) queued += worker.backlog;
+    return { workers: this.workers.size, queued, inFlight: this.limiter.pending };
+  }
+
+  /**
+   * Graceful stop: no new transitions are taken; what is queued may finish for up to `graceMs`
+   * (settings.shutdownGrace), then everything still pending is dropped and logged.
+   */
+  close(graceMs: number): Promise<void> {
+    this.closing ??= this.stop(graceMs);
+    return this.closing;
+  }
+
+  private async stop(graceMs: number): Promise<void> {
+    const drained = (async () => {
+      while (this.lookups.size > 0) await Promise.all([...this.lookups.values()]);
+      await Promise.all([...this.workers.values()].map((w) => w.drained()));
+    })();
+    let timer: NodeJS.Timeout | undefined;
+    const graceOver = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), graceMs);
+    });
+    const result = await Promise.race([drained.then(() => 'drained' as const), graceOver]);
+    clearTimeout(timer);
+    if (result === 'timeout') {
+      const { queued } = this.stats();
+      this.opts.logger.warn('push.shutdown_dropped', { deliveries: queued, graceSeconds: graceMs / 1000 });
+    }
+    this.shutdown.abort();
+    for (const worker of this.workers.values()) worker.stop();
+    this.workers.clear();
+    this.limiter.clear();
+    if (result === 'drained') await this.client.close();
+    else await this.client.destroy();
+  }
+}

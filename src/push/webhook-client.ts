@@ -1,0 +1,119 @@
+/**
+ * One webhook POST (spec "Push notifications" and "Authentication" 2-3): undici with redirects
+ * off (a plain `request` never follows them), one timeout over the whole attempt, and sockets
+ * that only reach addresses the policy accepted (guarded-lookup.ts). It reports what happened;
+ * whether to try again is the caller's decision.
+ */
+import { Agent, request } from 'undici';
+import { checkWebhookUrl, type AddressPolicy } from './address-policy.js';
+import { guardedLookup, systemResolver, UnsafeWebhookAddressError, type Resolver } from './guarded-lookup.js';
+
+export interface WebhookRequest {
+  url: string;
+  /** The JSON body, already serialized (one string shared by every config of a transition). */
+  body: string;
+  token?: string | undefined;
+  /** The full `Authorization` header value. */
+  authorization?: string | undefined;
+}
+
+export type PostOutcome =
+  /** 2xx. */
+  | { kind: 'delivered'; status: number }
+  /** Network error, timeout, 5xx or 429: worth another attempt. */
+  | { kind: 'retryable'; reason: string; status?: number }
+  /** Any other answer (3xx is not followed, 4xx is the receiver's refusal) or a request that cannot be sent. */
+  | { kind: 'failed'; reason: string; status?: number }
+  /** The URL or an address it resolves to is not allowed: dropped. */
+  | { kind: 'refused'; reason: string }
+  /** Stopped by shutdown. */
+  | { kind: 'aborted' };
+
+export interface WebhookClient {
+  post(req: WebhookRequest, signal: AbortSignal): Promise<PostOutcome>;
+  /** Lets open requests finish, then closes the connection pool. */
+  close(): Promise<void>;
+  /** Closes every connection now. */
+  destroy(): Promise<void>;
+}
+
+export interface WebhookClientOptions {
+  policy: AddressPolicy;
+  timeoutMs: number;
+  resolver?: Resolver;
+}
+
+/** How much of a receiver's answer is read before the connection is released (it is ignored). */
+const RESPONSE_READ_LIMIT = 64 * 1024;
+
+class AttemptTimeout extends Error {
+  constructor() {
+    super('webhook attempt timed out');
+  }
+}
+
+const classifyStatus = (status: number): PostOutcome => {
+  if (status >= 200 && status < 300) return { kind: 'delivered', status };
+  if (status >= 500 || status === 429) return { kind: 'retryable', reason: `http-${status}`, status };
+  if (status >= 300 && status < 400) return { kind: 'failed', reason: 'redirect-not-followed', status };
+  return { kind: 'failed', reason: `http-${status}`, status };
+};
+
+const errorCode = (err: unknown): string | undefined => {
+  if (typeof err !== 'object' || err === null || !('code' in err)) return undefined;
+  return typeof err.code === 'string' ? err.code : undefined;
+};
+
+export function createWebhookClient(options: WebhookClientOptions): WebhookClient {
+  const { policy, timeoutMs } = options;
+  const agent = new Agent({
+    connect: { lookup: guardedLookup(policy, options.resolver ?? systemResolver), timeout: timeoutMs },
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
+  });
+
+  async function post(req: WebhookRequest, signal: AbortSignal): Promise<PostOutcome> {
+    const verdict = checkWebhookUrl(req.url, policy);
+    if (!verdict.ok) return { kind: 'refused', reason: verdict.reason };
+    if (signal.aborted) return { kind: 'aborted' };
+
+    const attempt = new AbortController();
+    const timer = setTimeout(() => attempt.abort(new AttemptTimeout()), timeoutMs);
+    const onShutdown = () => attempt.abort(signal.reason);
+    signal.addEventListener('abort', onShutdown, { once: true });
+    try {
+      const res = await request(verdict.url, {
+        method: 'POST',
+        dispatcher: agent,
+        signal: attempt.signal,
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'a2actor-push',
+          ...(req.token ? { 'x-a2a-notification-token': req.token } : {}),
+          ...(req.authorization ? { authorization: req.authorization } : {}),
+        },
+        body: req.body,
+      });
+      // The answer's body means nothing to us, but reading it frees the connection for reuse.
+      await res.body.dump({ limit: RESPONSE_READ_LIMIT }).catch(() => undefined);
+      return classifyStatus(res.statusCode);
+    } catch (err) {
+      if (signal.aborted) return { kind: 'aborted' };
+      if (attempt.signal.reason instanceof AttemptTimeout) return { kind: 'retryable', reason: 'timeout' };
+      if (err instanceof UnsafeWebhookAddressError) return { kind: 'refused', reason: err.reason };
+      const code = errorCode(err);
+      // A header value undici will not send (e.g. a token with a line break) fails every time.
+      if (code === 'UND_ERR_INVALID_ARG') return { kind: 'failed', reason: 'invalid-request' };
+      return { kind: 'retryable', reason: code ?? 'network-error' };
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onShutdown);
+    }
+  }
+
+  return {
+    post,
+    close: () => agent.close(),
+    destroy: () => agent.destroy(),
+  };
+}
