@@ -12,9 +12,19 @@ export interface ServerProcess {
   kill(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Starts `a2actor serve <agent>` on a free port and waits for its "listening on" line. */
+/** Starts `a2actor serve <agent>` (from source, through tsx) on a free port. */
 export function spawnServer(args: string[], env: Record<string, string> = {}, timeoutMs = 20_000): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', ...args, '--port', '0', '--host', '127.0.0.1'], {
+  return spawnCli(['--import', 'tsx', 'src/cli/main.ts'], args, env, timeoutMs);
+}
+
+/** Starts a built CLI (`dist/src/cli/main.js`) the way `npx a2actor` does. */
+export function spawnBuiltServer(cliPath: string, args: string[], env: Record<string, string> = {}): Promise<ServerProcess> {
+  return spawnCli([cliPath], args, env, 20_000);
+}
+
+/** Runs the CLI's `serve` and waits for its "listening on" line. */
+function spawnCli(entry: string[], args: string[], env: Record<string, string>, timeoutMs: number): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [...entry, 'serve', ...args, '--port', '0', '--host', '127.0.0.1'], {
     cwd: ROOT,
     env: { ...process.env, SERVICE_LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

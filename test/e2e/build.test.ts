@@ -1,0 +1,43 @@
+/**
+ * `npm run build` emits JavaScript with type declarations, and the built CLI (what `npx a2actor`
+ * runs) serves a built agent.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+import { spawnBuiltServer } from '../support/process.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const run = promisify(execFile);
+
+describe('the build', () => {
+  // Inside the project (git-ignored), so the built files resolve the project's node_modules.
+  mkdirSync(join(ROOT, 'test/.artifacts'), { recursive: true });
+  const out = { dir: mkdtempSync(join(ROOT, 'test/.artifacts/build-')) };
+  afterAll(() => rmSync(out.dir, { recursive: true, force: true }));
+
+  it('emits declarations and a CLI that serves the built echo agent', async () => {
+    await run(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', out.dir], { cwd: ROOT });
+    for (const file of ['src/index.js', 'src/index.d.ts', 'machines/task.machine.d.ts', 'src/cli/main.js', 'examples/echo-agent.js']) {
+      expect(existsSync(join(out.dir, file)), file).toBe(true);
+    }
+    const server = await spawnBuiltServer(join(out.dir, 'src/cli/main.js'), [join(out.dir, 'examples/echo-agent.js'), '--store', 'memory']);
+    try {
+      const card = (await (await fetch(`${server.url}/.well-known/agent-card.json`)).json()) as { name: string };
+      expect(card.name).toBe('Echo Agent');
+      const res = await fetch(`${server.url}/v1/message:send`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ message: { role: 'user', messageId: 'b1', parts: [{ kind: 'text', text: 'built and running' }] } }),
+      });
+      const task = (await res.json()) as { status: { state: string }; artifacts: { parts: { text: string }[] }[] };
+      expect(task.status.state).toBe('completed');
+      expect(task.artifacts[0]?.parts.map((p) => p.text).join('')).toBe('built and running');
+    } finally {
+      await server.kill('SIGTERM');
+    }
+  }, 120_000);
+});
