@@ -60,7 +60,7 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
   const { agent, taskStore, eventLog, logger: givenLogger, env, inspector, rawRoutes, ...overrides } = options;
   const settings = resolveSettings(overrides, env);
   const logger = givenLogger ?? createLogger(settings.logLevel);
-  const store = taskStore ?? openStore(settings.store);
+  const store = taskStore ?? (await openStore(settings.store));
   const events = eventLog ?? new MemoryEventLog(settings.eventReplay, settings.eventRetention * 1000);
   const declared = agent.capabilities ?? {};
   const capabilities = {

@@ -1,11 +1,13 @@
-/** Opens the store named by the `store` setting: `memory` or `sqlite:<path>`. */
+/** Opens the store named by the `store` setting: `memory`, `sqlite:<path>` or `postgres://…`. */
 import { MemoryTaskStore } from './memory.js';
+import { PostgresTaskStore } from './postgres.js';
 import { SqliteTaskStore } from './sqlite.js';
 import type { TaskStore } from './types.js';
 
-export function openStore(spec: string): TaskStore {
+export async function openStore(spec: string): Promise<TaskStore> {
   if (spec === 'memory') return new MemoryTaskStore();
+  if (spec.startsWith('postgres://') || spec.startsWith('postgresql://')) return PostgresTaskStore.open({ connectionString: spec });
   if (spec.startsWith('sqlite:')) return new SqliteTaskStore(spec.slice('sqlite:'.length) || './data/a2actor.db');
   if (/\.(db|sqlite3?)$/.test(spec)) return new SqliteTaskStore(spec);
-  throw new Error(`unknown store "${spec}": use "memory" or "sqlite:<path>"`);
+  throw new Error(`unknown store "${spec}": use "memory", "sqlite:<path>" or "postgres://…"`);
 }

@@ -1,0 +1,220 @@
+/**
+ * PostgreSQL TaskStore (package `pg`): several replicas share one database. The schema is
+ * created and migrated at start-up by numbered migrations under an advisory lock, so replicas
+ * that start together do not race. Connection failures surface as 503 (`unavailable`) and the
+ * pool reconnects by itself when the database is back.
+ */
+import pg from 'pg';
+import { a2aError, A2AError } from '../protocol/errors.js';
+import type { PushNotificationConfig, Task, TaskState } from '../protocol/schemas.js';
+import type { TaskListQuery, TaskPage, TaskStore } from './types.js';
+
+type StoredPushConfig = PushNotificationConfig & { id: string };
+
+/** Numbered migrations; each runs once, in order, recorded in a2actor_migrations. */
+const MIGRATIONS: readonly string[] = [
+  // Ids sort in byte order (COLLATE "C"): a locale collation may ignore the hyphens of a UUID.
+  `CREATE TABLE a2actor_tasks (
+     id TEXT COLLATE "C" PRIMARY KEY,
+     context_id TEXT NOT NULL,
+     state TEXT NOT NULL,
+     status_ts TIMESTAMPTZ NOT NULL,
+     body JSON NOT NULL
+   );
+   CREATE INDEX a2actor_tasks_context ON a2actor_tasks (context_id, id);
+   CREATE INDEX a2actor_tasks_state ON a2actor_tasks (state, id);
+   CREATE TABLE a2actor_message_keys (
+     scope TEXT NOT NULL,
+     message_id TEXT NOT NULL,
+     task_id TEXT NOT NULL,
+     PRIMARY KEY (scope, message_id)
+   );
+   CREATE TABLE a2actor_push_configs (
+     task_id TEXT NOT NULL,
+     config_id TEXT NOT NULL,
+     seq BIGSERIAL,
+     body JSON NOT NULL,
+     PRIMARY KEY (task_id, config_id)
+   );`,
+];
+
+/** Any number the migrations lock on; the same for every replica. */
+const MIGRATION_LOCK = 0x2a2ac70;
+
+const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH']);
+
+/** Errors that mean "the database is not reachable right now" (503), not "this request is bad". */
+export function isConnectionError(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string' && (CONNECTION_CODES.has(code) || code.startsWith('08') || code.startsWith('57P'))) return true;
+  return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(
+    err.message,
+  );
+}
+
+export interface PostgresStoreOptions {
+  connectionString: string;
+  /** Pool size (default 10). */
+  max?: number;
+  /** How long to wait for a connection before answering 503 (default 5 s). */
+  connectionTimeoutMillis?: number;
+  /** A schema of its own (created if missing), e.g. for several services in one database. */
+  schema?: string;
+}
+
+export class PostgresTaskStore implements TaskStore {
+  readonly description: string;
+  private readonly pool: pg.Pool;
+  private readonly schema: string | undefined;
+
+  private constructor(opts: PostgresStoreOptions) {
+    const url = new URL(opts.connectionString);
+    url.password = '';
+    this.description = `postgres://${url.host}${url.pathname}`;
+    if (opts.schema !== undefined && !/^[a-z_][a-z0-9_]*$/.test(opts.schema)) throw new Error(`invalid schema name: ${opts.schema}`);
+    this.schema = opts.schema;
+    this.pool = new pg.Pool({
+      connectionString: opts.connectionString,
+      ...(opts.schema ? { options: `-c search_path=${opts.schema}` } : {}),
+      max: opts.max ?? 10,
+      idleTimeoutMillis: 30_000,
+      connectionTimeoutMillis: opts.connectionTimeoutMillis ?? 5_000,
+    });
+    // An idle client losing its connection (database restart) must not crash the process.
+    this.pool.on('error', () => {});
+  }
+
+  /** Connects and migrates; throws if the database cannot be reached at start-up. */
+  static async open(opts: PostgresStoreOptions): Promise<PostgresTaskStore> {
+    const store = new PostgresTaskStore(opts);
+    try {
+      await store.migrate();
+    } catch (err) {
+      await store.pool.end();
+      throw err;
+    }
+    return store;
+  }
+
+  private async migrate(): Promise<void> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+      if (this.schema) await client.query(`CREATE SCHEMA IF NOT EXISTS ${this.schema}`);
+      await client.query('CREATE TABLE IF NOT EXISTS a2actor_migrations (version INT PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())');
+      const { rows } = await client.query<{ v: number | null }>('SELECT MAX(version) AS v FROM a2actor_migrations');
+      for (let v = rows[0]?.v ?? 0; v < MIGRATIONS.length; v++) {
+        await client.query(MIGRATIONS[v] as string);
+        await client.query('INSERT INTO a2actor_migrations (version) VALUES ($1)', [v + 1]);
+      }
+      await client.query('COMMIT');
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw err;
+    } finally {
+      client.release();
+    }
+  }
+
+  /** One query; connection failures become the 503 `unavailable` error. */
+  private async query<R extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<pg.QueryResult<R>> {
+    try {
+      return await this.pool.query<R>(sql, params);
+    } catch (err) {
+      if (err instanceof A2AError) throw err;
+      if (isConnectionError(err)) throw a2aError('unavailable', 'the task store (PostgreSQL) is not reachable');
+      throw err;
+    }
+  }
+
+  async getTask(id: string): Promise<Task | undefined> {
+    const { rows } = await this.query<{ body: Task }>('SELECT body FROM a2actor_tasks WHERE id = $1', [id]);
+    return rows[0]?.body;
+  }
+
+  async saveTask(task: Task): Promise<void> {
+    await this.query(
+      `INSERT INTO a2actor_tasks (id, context_id, state, status_ts, body) VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (id) DO UPDATE SET context_id = EXCLUDED.context_id, state = EXCLUDED.state,
+         status_ts = EXCLUDED.status_ts, body = EXCLUDED.body`,
+      [task.id, task.contextId, task.status.state, task.status.timestamp, JSON.stringify(task)],
+    );
+  }
+
+  async listTasks(query: TaskListQuery): Promise<TaskPage> {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    const add = (clause: string, value: unknown) => {
+      params.push(value);
+      where.push(clause.replace('?', `$${params.length}`));
+    };
+    if (query.contextId !== undefined) add('context_id = ?', query.contextId);
+    if (query.status !== undefined) add('state = ?', query.status);
+    if (query.statusTimestampAfter !== undefined) add('status_ts >= ?', query.statusTimestampAfter);
+    const filter = where.length ? `WHERE ${where.join(' AND ')}` : '';
+    const total = await this.query<{ n: string }>(`SELECT COUNT(*) AS n FROM a2actor_tasks ${filter}`, params);
+    if (query.afterId !== undefined) add('id < ?', query.afterId);
+    params.push(query.pageSize + 1);
+    const { rows } = await this.query<{ id: string; body: Task }>(
+      `SELECT id, body FROM a2actor_tasks ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT $${params.length}`,
+      params,
+    );
+    const more = rows.length > query.pageSize;
+    const page = more ? rows.slice(0, query.pageSize) : rows;
+    const last = page[page.length - 1];
+    return { tasks: page.map((r) => r.body), totalSize: Number(total.rows[0]?.n ?? 0), ...(more && last ? { lastId: last.id } : {}) };
+  }
+
+  async tasksInStates(states: readonly TaskState[]): Promise<Task[]> {
+    if (states.length === 0) return [];
+    const { rows } = await this.query<{ body: Task }>('SELECT body FROM a2actor_tasks WHERE state = ANY($1)', [states]);
+    return rows.map((r) => r.body);
+  }
+
+  async findTaskIdByMessage(scope: string, messageId: string): Promise<string | undefined> {
+    const { rows } = await this.query<{ task_id: string }>(
+      'SELECT task_id FROM a2actor_message_keys WHERE scope = $1 AND message_id = $2',
+      [scope, messageId],
+    );
+    return rows[0]?.task_id;
+  }
+
+  async rememberMessage(scope: string, messageId: string, taskId: string): Promise<void> {
+    await this.query(
+      'INSERT INTO a2actor_message_keys (scope, message_id, task_id) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING',
+      [scope, messageId, taskId],
+    );
+  }
+
+  async savePushConfig(taskId: string, config: StoredPushConfig): Promise<void> {
+    await this.query(
+      `INSERT INTO a2actor_push_configs (task_id, config_id, body) VALUES ($1, $2, $3)
+       ON CONFLICT (task_id, config_id) DO UPDATE SET body = EXCLUDED.body`,
+      [taskId, config.id, JSON.stringify(config)],
+    );
+  }
+
+  async listPushConfigs(taskId: string): Promise<StoredPushConfig[]> {
+    const { rows } = await this.query<{ body: StoredPushConfig }>(
+      'SELECT body FROM a2actor_push_configs WHERE task_id = $1 ORDER BY seq',
+      [taskId],
+    );
+    return rows.map((r) => r.body);
+  }
+
+  async deletePushConfig(taskId: string, configId: string): Promise<boolean> {
+    const r = await this.query('DELETE FROM a2actor_push_configs WHERE task_id = $1 AND config_id = $2', [taskId, configId]);
+    return (r.rowCount ?? 0) > 0;
+  }
+
+  /** Cheap liveness check for readiness probes. */
+  async ping(): Promise<void> {
+    await this.query('SELECT 1');
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+}

@@ -1,0 +1,54 @@
+/** The store contract against real PostgreSQL (127.0.0.1:5432, database `test`), a schema per case. */
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { PostgresTaskStore } from '../../src/store/postgres.js';
+import { storeContract, task } from './contract.js';
+
+export const PG_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const schemas: string[] = [];
+const newSchema = () => {
+  const name = `a2actor_test_${process.pid}_${schemas.length}_${Date.now() % 100000}`;
+  schemas.push(name);
+  return name;
+};
+
+afterAll(async () => {
+  const client = new pg.Client({ connectionString: PG_URL });
+  await client.connect();
+  for (const s of schemas) await client.query(`DROP SCHEMA IF EXISTS ${s} CASCADE`);
+  await client.end();
+});
+
+storeContract('postgres', async () => {
+  const schema = newSchema();
+  const open = () => PostgresTaskStore.open({ connectionString: PG_URL, schema });
+  return { store: await open(), reopen: open };
+});
+
+describe('PostgresTaskStore', () => {
+  it('replicas starting together migrate once (advisory lock) and share one schema', async () => {
+    const schema = newSchema();
+    const stores = await Promise.all(Array.from({ length: 4 }, () => PostgresTaskStore.open({ connectionString: PG_URL, schema })));
+    const t = task('completed');
+    await stores[0]?.saveTask(t);
+    expect(await stores[3]?.getTask(t.id)).toEqual(t);
+    const client = new pg.Client({ connectionString: PG_URL });
+    await client.connect();
+    const { rows } = await client.query(`SELECT version FROM ${schema}.a2actor_migrations ORDER BY version`);
+    await client.end();
+    expect(rows.map((r) => r.version)).toEqual([1]);
+    await Promise.all(stores.map((s) => s.close()));
+  });
+
+  it('an unreachable database is a 503 unavailable error, not a crash', async () => {
+    await expect(
+      PostgresTaskStore.open({ connectionString: 'postgres://postgres@127.0.0.1:1/test', connectionTimeoutMillis: 1000 }),
+    ).rejects.toThrow();
+  });
+
+  it('keeps the password out of its description', async () => {
+    const store = await PostgresTaskStore.open({ connectionString: PG_URL.replace('postgres@', 'postgres:secret-pw@'), schema: newSchema() });
+    expect(store.description).not.toContain('secret-pw');
+    await store.close();
+  });
+});
