@@ -10,7 +10,8 @@ import { openResubscribe, openTurnFeed } from '../runtime/task-feed.js';
 import type { SendResult, TaskService } from '../runtime/task-service.js';
 import { buildCard, type CardOptions } from './card.js';
 import { A2AError, a2aError, ERRORS } from './errors.js';
-import { parseParams, parseSendParams } from './params.js';
+import { isObject, parseParams, parseSendParams } from './params.js';
+import { normalizePushConfig } from './rest-input.js';
 import {
   DeletePushConfigParamsSchema,
   GetPushConfigParamsSchema,
@@ -34,6 +35,17 @@ export interface OperationsDeps {
 const CARD_CACHE_LIMIT = 32;
 
 export type Operations = ReturnType<typeof createOperations>;
+
+/**
+ * Clients send `token: ""` and `authentication: {}` for "none" on every transport (wire
+ * reference §1.6), not only on REST: the config under `key` is read that way before validation.
+ */
+const tolerantPushConfig = (raw: unknown, key: string): unknown =>
+  isObject(raw) && isObject(raw[key]) ? { ...raw, [key]: normalizePushConfig(raw[key]) } : raw;
+const tolerantSendParams = (raw: unknown): unknown =>
+  isObject(raw) && isObject(raw.configuration)
+    ? { ...raw, configuration: tolerantPushConfig(raw.configuration, 'pushNotificationConfig') }
+    : raw;
 
 export function createOperations(deps: OperationsDeps) {
   const { service, push } = deps;
@@ -79,13 +91,13 @@ export function createOperations(deps: OperationsDeps) {
     },
 
     async sendMessage(raw: unknown): Promise<Task | Message> {
-      return resultOf(await service.sendMessage(parseSendParams(raw)));
+      return resultOf(await service.sendMessage(parseSendParams(tolerantSendParams(raw))));
     },
 
     /** message:stream. Validation and capability errors are thrown before any stream starts. */
     async streamMessage(raw: unknown): Promise<TaskFeed> {
       requireStreaming();
-      return openTurnFeed(service, parseSendParams(raw));
+      return openTurnFeed(service, parseSendParams(tolerantSendParams(raw)));
     },
 
     async resubscribe(raw: unknown, lastEventId: string | undefined): Promise<TaskFeed> {
@@ -111,7 +123,7 @@ export function createOperations(deps: OperationsDeps) {
     /** JSON-RPC shape: `{taskId, pushNotificationConfig}`. */
     async setPushConfig(raw: unknown): Promise<TaskPushNotificationConfig> {
       requirePush();
-      const params = parseParams(TaskPushNotificationConfigSchema, raw);
+      const params = parseParams(TaskPushNotificationConfigSchema, tolerantPushConfig(raw, 'pushNotificationConfig'));
       await requireTask(params.taskId);
       return push.set(params.taskId, params.pushNotificationConfig);
     },
