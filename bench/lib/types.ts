@@ -1,0 +1,113 @@
+/**
+ * The vocabulary shared by the orchestrator (bench/run.ts), the load generator process
+ * (bench/load/generator.ts) and the server processes (bench/servers/*): what a workload asks
+ * for, what a run measured, and the messages they exchange over the IPC channel.
+ */
+
+/** The servers one run compares. `raw` is a bare uWS server: the ceiling of the machine. */
+export type ServerKind = 'raw' | 'memory' | 'sqlite' | 'peer';
+export const SERVER_KINDS: readonly ServerKind[] = ['raw', 'memory', 'sqlite', 'peer'];
+
+/** W1..W8 from issue 5; C1/C6 are the raw server's ceilings for POST and GET. */
+export type WorkloadId = 'C1' | 'C6' | 'W1' | 'W2' | 'W3' | 'W4' | 'W5' | 'W6' | 'W7' | 'W8';
+export const WORKLOAD_IDS: readonly WorkloadId[] = ['W1', 'W2', 'W3', 'W4', 'W5', 'W6', 'W7', 'W8'];
+
+/** How the load generator decides that one response is a success. */
+export type Check =
+  /** 200 with any JSON body that has `ok: true` (the raw server). */
+  | 'raw'
+  /** A JSON-RPC result that is a completed task with an artifact. */
+  | 'rpc-completed'
+  /** A REST send answer (A2A JSON or proto-JSON `{task}`) that is a completed task. */
+  | 'rest-completed'
+  /** A JSON-RPC result that is a task. */
+  | 'rpc-task'
+  /** A JSON-RPC tasks/list result with a full page (`pageSize` tasks). */
+  | 'rpc-page'
+  /** An agent card. */
+  | 'card'
+  /** An SSE stream whose last event is a final status-update in `completed`. */
+  | 'sse-completed';
+
+export interface RequestTemplate {
+  method: 'GET' | 'POST';
+  path: string;
+  /**
+   * The body; every occurrence of {@link MESSAGE_ID} is replaced by a fresh id per request
+   * (idempotency would otherwise answer a repeated messageId with the first task).
+   */
+  body?: string;
+}
+
+export const MESSAGE_ID = '__MESSAGE_ID__';
+/** Replaced once by the URL of the generator's webhook receiver (W7). */
+export const PUSH_URL = '__PUSH_URL__';
+
+export interface LoadSpec {
+  /** `http://127.0.0.1:port` */
+  origin: string;
+  request: RequestTemplate;
+  check: Check;
+  /** Tasks a full `rpc-page` holds. */
+  pageSize?: number;
+  /** Requests in flight at once (one per connection). */
+  connections: number;
+  /** Requests before the window opens: JIT, connection set-up, caches. Not measured. */
+  warmupMs: number;
+  /** The measured window (time mode). */
+  durationMs: number;
+  /**
+   * Count mode: issue exactly this many requests (no warm-up) and measure them all, stopping at
+   * `durationMs` at the latest. Used to fill a store (W5, W8).
+   */
+  totalRequests?: number;
+  /** W7: a webhook receiver the generator runs on 127.0.0.1 and counts deliveries at. */
+  pushReceiver?: boolean;
+}
+
+export interface Percentiles {
+  p50: number;
+  p99: number;
+  mean: number;
+  max: number;
+}
+
+export interface LoadResult {
+  /** Successful requests completed inside the window. */
+  requests: number;
+  /** Failed requests (transport error, unexpected status, failed check) inside the window. */
+  errors: number;
+  /** Up to five distinct error descriptions, for diagnosis. */
+  errorSamples: string[];
+  windowMs: number;
+  /** `requests` per second of window. */
+  rps: number;
+  /** Full request latency, milliseconds (for SSE: until the stream ended). */
+  latencyMs: Percentiles;
+  /** SSE only: time to the first event, milliseconds. */
+  firstEventMs?: Percentiles;
+  /** Webhook deliveries received in the window (W7). */
+  deliveries?: number;
+  /** The generator's own CPU use over the window, in percent of one core: 100 = saturated. */
+  generatorCpuPercent: number;
+  /** Successful requests over the whole run, warm-up and drain included (tasks a send run created). */
+  completedTotal: number;
+}
+
+/** Generator -> orchestrator. The window messages let the orchestrator sample server CPU at the edges. */
+export type GeneratorMessage =
+  | { type: 'window-start' }
+  | { type: 'window-end' }
+  | { type: 'result'; result: LoadResult }
+  | { type: 'failed'; error: string };
+
+/** Orchestrator -> generator: one run at a time; the generator exits when the channel closes. */
+export type GeneratorCommand = { type: 'run'; spec: LoadSpec };
+
+/** Server process -> orchestrator. */
+export type ServerMessage =
+  | { type: 'ready'; url: string; description: string }
+  | { type: 'settled'; rssBytes: number; heapUsedBytes: number };
+
+/** Orchestrator -> server process. */
+export type ServerCommand = { type: 'settle' } | { type: 'stop' };
