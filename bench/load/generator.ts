@@ -1,0 +1,200 @@
+/**
+ * The load generator, run as its own process so its CPU is not the server's: it receives one
+ * LoadSpec over IPC, keeps `connections` requests in flight on an undici Pool (one request
+ * per connection at a time, keep-alive), checks every response, and reports a LoadResult.
+ *
+ * Time mode: warm up, then measure a fixed window, then stop issuing and drain. Count mode:
+ * issue exactly `totalRequests`, measured from the first, capped at `durationMs`. Either way
+ * it stops by itself; it tells the orchestrator when the window opens and closes, so server
+ * CPU is sampled at the same edges.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createHistogram, type RecordableHistogram } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Pool } from 'undici';
+import { MESSAGE_ID, PUSH_URL, type GeneratorCommand, type GeneratorMessage, type LoadResult, type LoadSpec, type Percentiles } from '../lib/types.js';
+import { checkResponse, checkStreamEvent } from './checks.js';
+import { SseReader } from './sse.js';
+
+/** In-flight requests get this long to finish after the window before the pool is torn down. */
+const DRAIN_MS = 10_000;
+
+type Phase = 'warmup' | 'measure' | 'done';
+
+const send = (message: GeneratorMessage): void => {
+  process.send?.(message);
+};
+
+const percentiles = (h: RecordableHistogram): Percentiles => {
+  // The histogram holds nanoseconds; reports are in milliseconds.
+  const ms = (ns: number) => Math.round(ns / 1e3) / 1e3;
+  if (h.count === 0) return { p50: 0, p99: 0, mean: 0, max: 0 };
+  return { p50: ms(h.percentile(50)), p99: ms(h.percentile(99)), mean: ms(h.mean), max: ms(h.max) };
+};
+
+/** A body maker: the template with a fresh, never repeated message id per call. */
+function bodyMaker(template: string | undefined): () => string | undefined {
+  if (template === undefined) return () => undefined;
+  const pieces = template.split(MESSAGE_ID);
+  if (pieces.length === 1) return () => template;
+  // Unique across runs against the same server: idempotency would return an old task.
+  const tag = `b${process.pid.toString(36)}${Date.now().toString(36)}`;
+  let seq = 0;
+  return () => pieces.join(`${tag}-${(seq++).toString(36)}`);
+}
+
+/** W7: counts webhook POSTs; answers 204 at once so the receiver is never the bottleneck. */
+async function startReceiver(onDelivery: () => void): Promise<{ url: string; server: Server }> {
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      if (req.method === 'POST') onDelivery();
+      res.statusCode = 204;
+      res.end();
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}/hook`, server };
+}
+
+export async function runLoad(spec: LoadSpec, notify: (message: GeneratorMessage) => void = () => {}): Promise<LoadResult> {
+  const countMode = spec.totalRequests !== undefined;
+  let phase: Phase = countMode ? 'measure' : 'warmup';
+  let ok = 0;
+  let errors = 0;
+  let deliveries = 0;
+  const samples = new Set<string>();
+  const latency = createHistogram();
+  const firstEvent = createHistogram();
+  const streaming = spec.check === 'sse-completed';
+
+  const receiver = spec.pushReceiver
+    ? await startReceiver(() => {
+        if (phase === 'measure') deliveries++;
+      })
+    : undefined;
+  const template = receiver ? spec.request.body?.split(PUSH_URL).join(receiver.url) : spec.request.body;
+  const nextBody = bodyMaker(template);
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (streaming) headers.accept = 'text/event-stream';
+
+  const pool = new Pool(spec.origin, {
+    connections: spec.connections,
+    pipelining: 1,
+    keepAliveTimeout: 60_000,
+    headersTimeout: 30_000,
+    bodyTimeout: 30_000,
+  });
+
+  /** One request; resolves to an error reason or undefined, and the first event time if streamed. */
+  const once = async (): Promise<{ error?: string; firstEventNs?: bigint }> => {
+    const body = nextBody();
+    const started = process.hrtime.bigint();
+    const res = await pool.request({
+      method: spec.request.method,
+      path: spec.request.path,
+      headers,
+      ...(body === undefined ? {} : { body }),
+    });
+    if (!streaming) {
+      const error = checkResponse(spec.check, res.statusCode, await res.body.text(), spec.pageSize);
+      return error === undefined ? {} : { error };
+    }
+    if (res.statusCode !== 200) return { error: `HTTP ${res.statusCode}: ${(await res.body.text()).slice(0, 120)}` };
+    const reader = new SseReader();
+    let firstEventNs: bigint | undefined;
+    let verdict: { final: boolean; error?: string } = { final: false };
+    res.body.setEncoding('utf8');
+    for await (const chunk of res.body as AsyncIterable<string>) {
+      for (const data of reader.push(chunk)) {
+        firstEventNs ??= process.hrtime.bigint() - started;
+        if (!verdict.final) verdict = checkStreamEvent(data);
+      }
+    }
+    const error = verdict.error ?? (verdict.final ? undefined : 'stream ended before a final event');
+    return { ...(error === undefined ? {} : { error }), ...(firstEventNs === undefined ? {} : { firstEventNs }) };
+  };
+
+  let issued = 0;
+  let completedTotal = 0;
+  const worker = async (): Promise<void> => {
+    while (phase !== 'done') {
+      if (countMode) {
+        if (issued >= (spec.totalRequests ?? 0)) return;
+        issued++;
+      }
+      const started = process.hrtime.bigint();
+      let outcome: { error?: string; firstEventNs?: bigint };
+      try {
+        outcome = await once();
+      } catch (err) {
+        outcome = { error: err instanceof Error ? `${err.name}: ${err.message}` : String(err) };
+      }
+      if (outcome.error === undefined) completedTotal++;
+      // Only what completes inside the window counts, successes and failures alike.
+      if (phase !== 'measure') continue;
+      if (outcome.error === undefined) {
+        ok++;
+        latency.record(Math.max(1, Number(process.hrtime.bigint() - started)));
+        if (outcome.firstEventNs !== undefined) firstEvent.record(Math.max(1, Number(outcome.firstEventNs)));
+      } else {
+        errors++;
+        if (samples.size < 5) samples.add(outcome.error);
+      }
+    }
+  };
+
+  const begin = process.hrtime.bigint();
+  const workers = Array.from({ length: spec.connections }, () => worker());
+  const allDone = Promise.all(workers);
+
+  let windowStart = begin;
+  let cpuStart = process.cpuUsage();
+  if (!countMode) {
+    await sleep(spec.warmupMs);
+    phase = 'measure';
+  }
+  windowStart = process.hrtime.bigint();
+  cpuStart = process.cpuUsage();
+  notify({ type: 'window-start' });
+
+  if (countMode) await Promise.race([allDone, sleep(spec.durationMs)]);
+  else await sleep(spec.durationMs);
+  const windowNs = process.hrtime.bigint() - windowStart;
+  const cpu = process.cpuUsage(cpuStart);
+  notify({ type: 'window-end' });
+  const counted = { ok, errors, deliveries };
+  phase = 'done';
+
+  await Promise.race([allDone, sleep(DRAIN_MS)]);
+  await pool.destroy();
+  if (receiver) await new Promise<void>((resolve) => receiver.server.close(() => resolve()).closeAllConnections());
+
+  const windowMs = Number(windowNs) / 1e6;
+  return {
+    requests: counted.ok,
+    errors: counted.errors,
+    errorSamples: [...samples],
+    windowMs: Math.round(windowMs),
+    rps: Math.round((counted.ok / windowMs) * 1000),
+    latencyMs: percentiles(latency),
+    ...(streaming ? { firstEventMs: percentiles(firstEvent) } : {}),
+    ...(receiver ? { deliveries: counted.deliveries } : {}),
+    generatorCpuPercent: Math.round(((cpu.user + cpu.system) / (windowMs * 1000)) * 100),
+    completedTotal,
+  };
+}
+
+// As a child process: runs one command after another (the orchestrator waits for each result)
+// and exits when the orchestrator closes the channel.
+if (process.send) {
+  process.on('message', (command: GeneratorCommand) => {
+    runLoad(command.spec, send)
+      .then((result) => send({ type: 'result', result }))
+      .catch((err: unknown) => send({ type: 'failed', error: err instanceof Error ? (err.stack ?? err.message) : String(err) }));
+  });
+  process.on('disconnect', () => process.exit(0));
+}
