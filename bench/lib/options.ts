@@ -1,0 +1,97 @@
+/**
+ * Command-line options of `npm run bench`. Every default keeps the whole suite under ten
+ * minutes on two cores; `--quick` is the one-minute smoke run.
+ */
+import { parseArgs } from 'node:util';
+import { SERVER_KINDS, WORKLOAD_IDS, type ServerKind, type WorkloadId } from './types.js';
+
+export interface BenchOptions {
+  quick: boolean;
+  /** Not measured: JIT, connections and caches warm up. */
+  warmupMs: number;
+  /** The measured window of every time-bound workload. */
+  durationMs: number;
+  /** Requests in flight at once (64 is where the issue's reference numbers were taken). */
+  connections: number;
+  /** W5: completed tasks the memory workload drives (W8 then lists over at least as many). */
+  tasks: number;
+  /** W5: the fill stops here even if `tasks` were not all completed. */
+  fillCapMs: number;
+  servers: ServerKind[];
+  workloads: WorkloadId[];
+  /** Where the JSON report goes; undefined = nowhere. */
+  outDir: string | undefined;
+}
+
+export const USAGE = `usage: npm run bench -- [options]
+  --quick               one-minute smoke run (1 s windows, 3,000 tasks for W5)
+  --duration <s>        measured window per workload (default 8, quick 1)
+  --warmup <s>          unmeasured warm-up before each window (default 2, quick 0.25)
+  --connections <n>     concurrent requests (default 64)
+  --tasks <n>           tasks for W5 (and the store W8 lists) (default 100000, quick 3000)
+  --servers <list>      of ${SERVER_KINDS.join(',')} (default all)
+  --workloads <list>    of ${WORKLOAD_IDS.join(',')} (default all)
+  --out <dir>           where the JSON report goes (default bench/results)
+  --no-write            print the table only`;
+
+export class OptionsError extends Error {}
+
+const positive = (name: string, raw: string | undefined, fallback: number, integer = false): number => {
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0 || (integer && !Number.isInteger(value))) {
+    throw new OptionsError(`--${name} must be a positive ${integer ? 'integer' : 'number'}, got "${raw}"`);
+  }
+  return value;
+};
+
+function listOf<T extends string>(name: string, raw: string | undefined, allowed: readonly T[]): T[] {
+  if (raw === undefined) return [...allowed];
+  const picked = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const wrong = picked.filter((p) => !(allowed as readonly string[]).includes(p));
+  if (wrong.length > 0 || picked.length === 0) throw new OptionsError(`--${name}: unknown "${wrong.join(',')}" (allowed: ${allowed.join(',')})`);
+  // In the canonical order, whatever order they were given in.
+  return allowed.filter((a) => picked.includes(a));
+}
+
+/** Parses argv (without node and script); throws OptionsError with a message for the user. */
+export function parseOptions(argv: string[], defaultOutDir: string): BenchOptions | 'help' {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: false,
+      options: {
+        quick: { type: 'boolean', default: false },
+        duration: { type: 'string' },
+        warmup: { type: 'string' },
+        connections: { type: 'string' },
+        tasks: { type: 'string' },
+        servers: { type: 'string' },
+        workloads: { type: 'string' },
+        out: { type: 'string' },
+        'no-write': { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+  } catch (err) {
+    throw new OptionsError(err instanceof Error ? err.message : String(err));
+  }
+  const v = parsed.values;
+  if (v.help) return 'help';
+  const quick = v.quick === true;
+  return {
+    quick,
+    warmupMs: positive('warmup', v.warmup, quick ? 0.25 : 2) * 1000,
+    durationMs: positive('duration', v.duration, quick ? 1 : 8) * 1000,
+    connections: positive('connections', v.connections, 64, true),
+    tasks: positive('tasks', v.tasks, quick ? 3_000 : 100_000, true),
+    fillCapMs: quick ? 15_000 : 120_000,
+    servers: listOf('servers', v.servers, SERVER_KINDS),
+    workloads: listOf('workloads', v.workloads, WORKLOAD_IDS),
+    outDir: v['no-write'] ? undefined : (v.out ?? defaultOutDir),
+  };
+}

@@ -1,0 +1,101 @@
+/**
+ * The table `npm run bench` prints and the JSON file it writes. A number is never printed
+ * without its workload, its peer and its machine (conventions: "Benchmarks are a product
+ * feature"), so the header names the machine and the run's settings.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { BenchReport, Row } from './suite.js';
+import type { ServerKind } from './types.js';
+
+const SERVER_LABEL: Record<ServerKind, string> = {
+  raw: 'raw uWS',
+  memory: 'ours mem',
+  sqlite: 'ours sqlite',
+  peer: 'peer sdk',
+};
+
+const int = (n: number | undefined): string => (n === undefined ? '-' : Math.round(n).toLocaleString('en-US'));
+const fixed = (n: number | undefined, digits = 1): string => (n === undefined ? '-' : n.toFixed(digits));
+const times = (n: number | undefined): string => (n === undefined ? '-' : `${n.toFixed(2)}x`);
+const percent = (n: number | undefined): string => (n === undefined ? '-' : `${Math.round(n * 100)}%`);
+
+function noteOf(row: Row): string {
+  if (row.outcome !== 'measured') return row.reason ?? row.outcome;
+  const notes: string[] = [];
+  if (row.firstEvent) notes.push(`first event p50 ${fixed(row.firstEvent.p50Ms, 2)} / p99 ${fixed(row.firstEvent.p99Ms, 2)} ms`);
+  if (row.memory) {
+    const m = row.memory;
+    const sign = m.rssGrowthMbPer1k >= 0 ? '+' : '';
+    notes.push(`${sign}${m.rssGrowthMbPer1k.toFixed(2)} MB RSS per 1,000 tasks over ${int(m.tasks)} (heap ${m.heapGrowthMbPer1k >= 0 ? '+' : ''}${m.heapGrowthMbPer1k.toFixed(2)})`);
+  }
+  if (row.storeTasks !== undefined) notes.push(`over ${int(row.storeTasks)} stored tasks`);
+  if (row.errorSamples?.length) notes.push(`first error: ${row.errorSamples[0]}`);
+  // The generator shares the cores: when it is saturated, req/s understates the server.
+  if ((row.generatorCpuPercent ?? 0) >= 90) notes.push(`generator at ${row.generatorCpuPercent}% CPU`);
+  return notes.join('; ');
+}
+
+const COLUMNS = ['workload', 'server', 'unit/s', 'p50 ms', 'p99 ms', 'errors', 'CPU µs/unit', 'RSS MB', 'x peer', 'CPU x peer', 'of ceiling', 'note'] as const;
+/** Numeric columns align right. */
+const RIGHT = new Set<string>(['unit/s', 'p50 ms', 'p99 ms', 'errors', 'CPU µs/unit', 'RSS MB', 'x peer', 'CPU x peer', 'of ceiling']);
+
+export function formatTable(report: BenchReport): string {
+  const { machine, options } = report;
+  const lines: string[] = [];
+  lines.push(
+    `a2actor bench: Node ${machine.node}, ${machine.cpuModel}, ${machine.cores} cores; ${options.connections} connections, ` +
+      `${options.durationMs / 1000} s windows after ${options.warmupMs / 1000} s warm-up${options.quick ? ' (--quick)' : ''}`,
+  );
+  for (const [kind, description] of Object.entries(report.servers)) lines.push(`  ${SERVER_LABEL[kind as ServerKind].padEnd(12)}${description}`);
+  lines.push('');
+
+  const cells: string[][] = [];
+  let previous = '';
+  for (const row of report.rows) {
+    const label = `${row.workload} ${row.title}`;
+    const measured = row.outcome === 'measured';
+    cells.push([
+      label === previous ? '' : label,
+      SERVER_LABEL[row.server],
+      measured ? int(row.rps) : '-',
+      measured ? fixed(row.p50Ms, 2) : '-',
+      measured ? fixed(row.p99Ms, 2) : '-',
+      measured ? int(row.errors) : '-',
+      fixed(row.cpuMicrosPerUnit),
+      fixed(row.rssMb),
+      times(row.vsPeer),
+      times(row.cpuVsPeer),
+      percent(row.ofCeiling),
+      noteOf(row),
+    ]);
+    previous = label;
+  }
+  const widths = COLUMNS.map((c, i) => Math.max(c.length, ...cells.map((r) => (r[i] ?? '').length)));
+  const render = (r: readonly string[]) =>
+    r
+      .map((cell, i) => {
+        const width = widths[i] ?? 0;
+        return i === r.length - 1 ? cell : RIGHT.has(COLUMNS[i] ?? '') ? cell.padStart(width) : cell.padEnd(width);
+      })
+      .join('  ')
+      .trimEnd();
+  lines.push(render(COLUMNS));
+  lines.push(render(widths.map((w) => '-'.repeat(w))));
+  for (const r of cells) lines.push(render(r));
+  lines.push('');
+  lines.push('unit/s: units (tasks, requests, streams, deliveries) completed per second; p50/p99: latency of one unit;');
+  lines.push('CPU µs/unit: server user+system CPU (from /proc) per unit; x peer: ours over the peer (W5: RSS growth, lower is better);');
+  lines.push('CPU x peer: our CPU per unit over the peer\'s (lower is better); of ceiling: unit/s over the raw uWS server\'s req/s.');
+  for (const note of report.notes) lines.push(note);
+  lines.push(`elapsed ${report.elapsedSeconds} s`);
+  return lines.join('\n');
+}
+
+/** Writes the report as `<dir>/<timestamp>.json` and returns the path. */
+export function writeReport(report: BenchReport, dir: string): string {
+  mkdirSync(dir, { recursive: true });
+  const path = join(dir, `${report.startedAt.replace(/[:.]/g, '-')}.json`);
+  writeFileSync(path, `${JSON.stringify(report, null, 2)}\n`);
+  return path;
+}

@@ -1,0 +1,280 @@
+/**
+ * The orchestrator: for each server in turn, start it in its own process, start a load
+ * generator in another, run every workload that applies (in RUN_ORDER), stop both, and turn
+ * what was measured into rows. Nothing runs concurrently with a measurement but the server and
+ * the generator.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startGenerator, startServerProcess, type GeneratorProcess, type Measured, type ServerProcess } from './children.js';
+import type { BenchOptions } from './options.js';
+import { createTask, deliversPush, storedTasks } from './probe.js';
+import { machineInfo, type MachineInfo } from './proc.js';
+import type { LoadSpec, RequestTemplate, ServerKind, WorkloadId } from './types.js';
+import { RUN_ORDER, WORKLOADS, requests } from './workloads.js';
+
+export type Outcome = 'measured' | 'skipped' | 'failed' | 'not-yet-measured';
+
+export interface Row {
+  workload: WorkloadId;
+  title: string;
+  server: ServerKind;
+  outcome: Outcome;
+  /** Why a row was skipped, failed or is not yet measured. */
+  reason?: string;
+  /** What one unit is: task, req, stream, delivery. */
+  unit: string;
+  /** Units per second over the window. */
+  rps?: number;
+  p50Ms?: number;
+  p99Ms?: number;
+  errors?: number;
+  errorSamples?: string[];
+  /** Server CPU (user + system) per unit, microseconds. */
+  cpuMicrosPerUnit?: number;
+  /** Server RSS at the end of the window (W5: after the settle), MB. */
+  rssMb?: number;
+  requests?: number;
+  windowMs?: number;
+  generatorCpuPercent?: number;
+  /** W4. */
+  firstEvent?: { p50Ms: number; p99Ms: number };
+  /** W5. */
+  memory?: { tasks: number; rssBeforeMb: number; rssAfterMb: number; rssGrowthMbPer1k: number; heapGrowthMbPer1k: number };
+  /** W8: tasks in the store, as tasks/list counts them. */
+  storeTasks?: number;
+  /** Ours over the peer: req/s (W5: RSS growth per 1,000 tasks, lower is better). */
+  vsPeer?: number;
+  /** Ours over the peer: server CPU per unit. */
+  cpuVsPeer?: number;
+  /** req/s over the raw-uWS ceiling for the same method. */
+  ofCeiling?: number;
+}
+
+export interface BenchReport {
+  schema: 'a2actor-bench/1';
+  startedAt: string;
+  elapsedSeconds: number;
+  machine: MachineInfo;
+  options: Omit<BenchOptions, 'outDir'>;
+  /** What each server kind was in this run. */
+  servers: Partial<Record<ServerKind, string>>;
+  rows: Row[];
+  notes: string[];
+}
+
+const MB = 1024 * 1024;
+const round = (n: number, digits = 1): number => Math.round(n * 10 ** digits) / 10 ** digits;
+
+/** Workloads that create one task per successful request (they fill the store W8 lists). */
+const CREATES_TASKS: ReadonlySet<WorkloadId> = new Set(['W1', 'W2', 'W4', 'W5', 'W7']);
+
+function rowOf(id: WorkloadId, kind: ServerKind, m: Measured, unitCount = m.result.requests): Row {
+  const w = WORKLOADS[id];
+  const r = m.result;
+  const perSecond = (unitCount / r.windowMs) * 1000;
+  return {
+    workload: id,
+    title: w.title,
+    server: kind,
+    outcome: 'measured',
+    unit: w.unit,
+    rps: Math.round(perSecond),
+    p50Ms: r.latencyMs.p50,
+    p99Ms: r.latencyMs.p99,
+    errors: r.errors,
+    ...(r.errorSamples.length > 0 ? { errorSamples: r.errorSamples } : {}),
+    ...(unitCount > 0 ? { cpuMicrosPerUnit: round(m.serverCpuMicros / unitCount) } : {}),
+    rssMb: round(m.serverRssBytes / MB),
+    requests: r.requests,
+    windowMs: r.windowMs,
+    generatorCpuPercent: r.generatorCpuPercent,
+    ...(r.firstEventMs ? { firstEvent: { p50Ms: r.firstEventMs.p50, p99Ms: r.firstEventMs.p99 } } : {}),
+  };
+}
+
+const unmeasured = (id: WorkloadId, kind: ServerKind, outcome: Outcome, reason: string): Row => ({
+  workload: id,
+  title: WORKLOADS[id].title,
+  server: kind,
+  outcome,
+  reason,
+  unit: WORKLOADS[id].unit,
+});
+
+interface ServerRun {
+  server: ServerProcess;
+  generator: GeneratorProcess;
+  tasksCreated: number;
+}
+
+async function runWorkload(id: WorkloadId, run: ServerRun, opts: BenchOptions, log: (line: string) => void): Promise<Row> {
+  const { server } = run;
+  const w = WORKLOADS[id];
+  const spec = (request: RequestTemplate, extra: Partial<LoadSpec> = {}): LoadSpec => ({
+    origin: server.url,
+    request,
+    check: w.check,
+    connections: opts.connections,
+    warmupMs: opts.warmupMs,
+    durationMs: opts.durationMs,
+    ...extra,
+  });
+  const measure = async (s: LoadSpec): Promise<Measured> => {
+    const m = await run.generator.run(s, server);
+    if (CREATES_TASKS.has(id)) run.tasksCreated += m.result.completedTotal;
+    return m;
+  };
+
+  switch (id) {
+    case 'C1':
+      return rowOf(id, server.kind, await measure(spec(requests.rpcSend())));
+    case 'C6':
+      return rowOf(id, server.kind, await measure(spec(requests.card())));
+    case 'W1':
+      return rowOf(id, server.kind, await measure(spec(requests.rpcSend())));
+    case 'W2':
+      return rowOf(id, server.kind, await measure(spec(requests.restSend())));
+    case 'W3': {
+      const taskId = await createTask(server.url);
+      run.tasksCreated++;
+      return rowOf(id, server.kind, await measure(spec(requests.rpcGet(taskId))));
+    }
+    case 'W4':
+      return rowOf(id, server.kind, await measure(spec(requests.rpcStream())));
+    case 'W6':
+      return rowOf(id, server.kind, await measure(spec(requests.card())));
+    case 'W7': {
+      // Timed only where the server delivers at all: push delivery is still being built, and
+      // until it lands this row says so instead of printing a zero.
+      if (!(await deliversPush(server.url))) {
+        return unmeasured(id, server.kind, 'not-yet-measured', 'not yet measured: no webhook delivery in this build');
+      }
+      run.tasksCreated++;
+      const m = await measure(spec(requests.rpcSendWithPush(), { pushReceiver: true }));
+      const row = rowOf(id, server.kind, m, m.result.deliveries ?? 0);
+      return { ...row, unit: 'delivery' };
+    }
+    case 'W5': {
+      const before = await server.settle();
+      log(`  ${server.kind} W5: driving ${opts.tasks.toLocaleString('en-US')} tasks (at most ${opts.fillCapMs / 1000} s)`);
+      const m = await measure(spec(requests.rpcSend(), { totalRequests: opts.tasks, durationMs: opts.fillCapMs, warmupMs: 0 }));
+      const after = await server.settle();
+      const tasks = m.result.requests;
+      const per1k = (bytes: number) => (tasks > 0 ? round((bytes / MB / tasks) * 1000, 2) : 0);
+      const row = rowOf(id, server.kind, m);
+      return {
+        ...row,
+        rssMb: round(after.rssBytes / MB),
+        memory: {
+          tasks,
+          rssBeforeMb: round(before.rssBytes / MB),
+          rssAfterMb: round(after.rssBytes / MB),
+          rssGrowthMbPer1k: per1k(after.rssBytes - before.rssBytes),
+          heapGrowthMbPer1k: per1k(after.heapUsedBytes - before.heapUsedBytes),
+        },
+      };
+    }
+    case 'W8': {
+      const pageSize = 50;
+      const stored = await storedTasks(server.url);
+      if (stored < pageSize) return unmeasured(id, server.kind, 'skipped', `the store holds ${stored} tasks, fewer than a page`);
+      const row = rowOf(id, server.kind, await measure(spec(requests.rpcList(pageSize), { pageSize })));
+      return { ...row, storeTasks: stored };
+    }
+  }
+}
+
+/** Fills in the cross-row figures: ours against the peer and against the ceiling. */
+export function compare(rows: Row[]): Row[] {
+  const find = (id: WorkloadId | undefined, kind: ServerKind) =>
+    id === undefined ? undefined : rows.find((r) => r.workload === id && r.server === kind && r.outcome === 'measured');
+  return rows.map((row) => {
+    if (row.outcome !== 'measured') return row;
+    const out: Row = { ...row };
+    const ceiling = find(WORKLOADS[row.workload].ceiling, 'raw');
+    if (ceiling?.rps && row.rps !== undefined) out.ofCeiling = round(row.rps / ceiling.rps, 3);
+    const peer = row.server === 'memory' || row.server === 'sqlite' ? find(row.workload, 'peer') : undefined;
+    if (peer) {
+      if (row.workload === 'W5') {
+        const ours = row.memory?.rssGrowthMbPer1k;
+        const theirs = peer.memory?.rssGrowthMbPer1k;
+        if (ours !== undefined && theirs !== undefined && theirs > 0) out.vsPeer = round(ours / theirs, 2);
+      } else if (peer.rps && row.rps !== undefined) {
+        out.vsPeer = round(row.rps / peer.rps, 2);
+      }
+      if (peer.cpuMicrosPerUnit && row.cpuMicrosPerUnit !== undefined) out.cpuVsPeer = round(row.cpuMicrosPerUnit / peer.cpuMicrosPerUnit, 2);
+    }
+    return out;
+  });
+}
+
+/** Workloads that run on `kind` in this run, in order; rows saying why the rest do not. */
+function planFor(kind: ServerKind, opts: BenchOptions): { run: WorkloadId[]; skipped: Row[] } {
+  const run: WorkloadId[] = [];
+  const skipped: Row[] = [];
+  for (const id of RUN_ORDER) {
+    const w = WORKLOADS[id];
+    const selected = id === 'C1' || id === 'C6' ? true : opts.workloads.includes(id);
+    if (!selected) continue;
+    if (w.servers.includes(kind)) run.push(id);
+    else if (w.skipped[kind]) skipped.push(unmeasured(id, kind, 'skipped', w.skipped[kind] ?? ''));
+  }
+  return { run, skipped };
+}
+
+export async function runSuite(opts: BenchOptions, log: (line: string) => void = () => {}): Promise<BenchReport> {
+  const started = Date.now();
+  const machine = machineInfo();
+  const temp = mkdtempSync(join(tmpdir(), 'a2actor-bench-'));
+  const rows: Row[] = [];
+  const servers: Partial<Record<ServerKind, string>> = {};
+  try {
+    for (const kind of opts.servers) {
+      const plan = planFor(kind, opts);
+      if (plan.run.length === 0) {
+        rows.push(...plan.skipped);
+        continue;
+      }
+      const server = await startServerProcess(kind, join(temp, `${kind}.db`));
+      servers[kind] = server.description;
+      log(`${kind}: ${server.description} at ${server.url} (pid ${server.pid})`);
+      const run: ServerRun = { server, generator: startGenerator(), tasksCreated: 0 };
+      try {
+        for (const id of plan.run) {
+          let row: Row;
+          try {
+            row = await runWorkload(id, run, opts, log);
+          } catch (err) {
+            const reason = err instanceof Error ? (err.message.split('\n')[0] ?? err.message) : String(err);
+            row = unmeasured(id, kind, 'failed', reason);
+            // The generator may be mid-run: replace it so the next workload starts clean.
+            await run.generator.close();
+            run.generator = startGenerator();
+          }
+          rows.push(row);
+          log(`  ${kind} ${id} ${WORKLOADS[id].title}: ${row.outcome === 'measured' ? `${row.rps} ${row.unit}/s, p99 ${row.p99Ms} ms, ${row.errors} errors, ${row.cpuMicrosPerUnit ?? '?'} µs CPU` : `${row.outcome} (${row.reason})`}`);
+        }
+      } finally {
+        await run.generator.close();
+        await server.stop();
+      }
+      rows.push(...plan.skipped);
+    }
+  } finally {
+    rmSync(temp, { recursive: true, force: true });
+  }
+  const { outDir: _outDir, ...options } = opts;
+  const notes = [...new Set(rows.map((r) => WORKLOADS[r.workload].note).filter((n): n is string => n !== undefined))];
+  return {
+    schema: 'a2actor-bench/1',
+    startedAt: new Date(started).toISOString(),
+    elapsedSeconds: Math.round((Date.now() - started) / 1000),
+    machine,
+    options,
+    servers,
+    rows: compare(rows),
+    notes,
+  };
+}

@@ -1,0 +1,114 @@
+/**
+ * The workloads of issue 5, as data: what each sends, how its answers are checked, which
+ * servers it runs on, and why a server sits one out. Bodies are built once here; the generator
+ * only swaps in a fresh messageId per request.
+ */
+import { MESSAGE_ID, PUSH_URL, type Check, type RequestTemplate, type ServerKind, type WorkloadId } from './types.js';
+
+export interface Workload {
+  id: WorkloadId;
+  title: string;
+  /** What one "request" is in the req/s column. */
+  unit: string;
+  check: Check;
+  /** The raw-uWS row this one is a fraction of. */
+  ceiling: 'C1' | 'C6' | undefined;
+  /** Servers that run it; the others get `skipped[kind]` printed instead. */
+  servers: readonly ServerKind[];
+  skipped: Partial<Record<ServerKind, string>>;
+  /** A note printed under the table. */
+  note?: string;
+}
+
+const TEXT = 'hello from the bench';
+
+const rpc = (method: string, params: unknown): string => JSON.stringify({ jsonrpc: '2.0', id: 1, method, params });
+
+const userMessage = { kind: 'message', role: 'user', messageId: MESSAGE_ID, parts: [{ kind: 'text', text: TEXT }] };
+
+export const requests = {
+  rpcSend: (): RequestTemplate => ({ method: 'POST', path: '/', body: rpc('message/send', { message: userMessage }) }),
+  // The peer's REST routes read proto-JSON only (`content`, `ROLE_USER`); ours reads both, so
+  // both servers get this same body.
+  restSend: (): RequestTemplate => ({
+    method: 'POST',
+    path: '/v1/message:send',
+    body: JSON.stringify({ message: { messageId: MESSAGE_ID, role: 'ROLE_USER', content: [{ text: TEXT }] } }),
+  }),
+  rpcGet: (taskId: string): RequestTemplate => ({ method: 'POST', path: '/', body: rpc('tasks/get', { id: taskId }) }),
+  rpcStream: (): RequestTemplate => ({ method: 'POST', path: '/', body: rpc('message/stream', { message: userMessage }) }),
+  rpcSendWithPush: (): RequestTemplate => ({
+    method: 'POST',
+    path: '/',
+    body: rpc('message/send', {
+      message: userMessage,
+      configuration: { blocking: true, pushNotificationConfig: { url: PUSH_URL, token: 'bench-token' } },
+    }),
+  }),
+  rpcList: (pageSize: number): RequestTemplate => ({ method: 'POST', path: '/', body: rpc('tasks/list', { pageSize }) }),
+  card: (): RequestTemplate => ({ method: 'GET', path: '/.well-known/agent-card.json' }),
+};
+
+const OURS: readonly ServerKind[] = ['memory', 'sqlite'];
+const BOTH: readonly ServerKind[] = ['memory', 'sqlite', 'peer'];
+
+export const WORKLOADS: Record<WorkloadId, Workload> = {
+  C1: { id: 'C1', title: 'ceiling: POST, fixed JSON', unit: 'req', check: 'raw', ceiling: undefined, servers: ['raw'], skipped: {} },
+  C6: { id: 'C6', title: 'ceiling: GET, fixed JSON', unit: 'req', check: 'raw', ceiling: undefined, servers: ['raw'], skipped: {} },
+  W1: { id: 'W1', title: 'JSON-RPC message/send', unit: 'task', check: 'rpc-completed', ceiling: 'C1', servers: BOTH, skipped: {} },
+  W2: {
+    id: 'W2',
+    title: 'REST POST /v1/message:send',
+    unit: 'task',
+    check: 'rest-completed',
+    ceiling: 'C1',
+    servers: BOTH,
+    skipped: {},
+    note: 'W2 sends the same proto-JSON body to both servers: the peer\'s REST routes read only proto-JSON.',
+  },
+  W3: { id: 'W3', title: 'JSON-RPC tasks/get', unit: 'req', check: 'rpc-task', ceiling: 'C1', servers: BOTH, skipped: {} },
+  W4: {
+    id: 'W4',
+    title: 'JSON-RPC message/stream',
+    unit: 'stream',
+    check: 'sse-completed',
+    ceiling: 'C1',
+    servers: BOTH,
+    skipped: {},
+    note: 'W4 counts completed streams; p50/p99 are until the final event, "first event" is the time to the first one.',
+  },
+  W5: {
+    id: 'W5',
+    title: 'memory per 1,000 tasks',
+    unit: 'task',
+    check: 'rpc-completed',
+    ceiling: undefined,
+    servers: BOTH,
+    skipped: {},
+    note: 'W5 drives message/send to N completed tasks; RSS is read after a forced GC before and after; "x peer" compares growth.',
+  },
+  W6: { id: 'W6', title: 'GET agent card', unit: 'req', check: 'card', ceiling: 'C6', servers: BOTH, skipped: {} },
+  W7: {
+    id: 'W7',
+    title: 'push deliveries',
+    unit: 'task',
+    check: 'rpc-completed',
+    ceiling: undefined,
+    servers: OURS,
+    skipped: { peer: 'no retrying delivery in the SDK' },
+    note: 'W7 sends tasks with an inline push config to a receiver in the generator; deliveries/s is what the receiver got.',
+  },
+  W8: {
+    id: 'W8',
+    title: 'JSON-RPC tasks/list, page of 50',
+    unit: 'req',
+    check: 'rpc-page',
+    ceiling: 'C1',
+    servers: OURS,
+    skipped: { peer: 'no tasks/list in 0.3.14' },
+    note: 'W8 lists over the store as W5 left it (at least the W5 task count).',
+  },
+};
+
+/** The order workloads run in on one server process: W5 fills the store W8 lists. */
+export const RUN_ORDER: readonly WorkloadId[] = ['C1', 'C6', 'W6', 'W1', 'W2', 'W3', 'W4', 'W7', 'W5', 'W8'];
