@@ -72,10 +72,11 @@ async function attemptOnce(deps: DeliveryDeps, request: WebhookRequest): Promise
 /** One delivery with retries (spec "Limits": attempts, base delay, exponential backoff). Never throws. */
 export async function deliver(job: DeliveryJob, deps: DeliveryDeps): Promise<PostOutcome> {
   const fields = { taskId: job.taskId, configId: job.configId, state: job.state, webhook: webhookForLog(job.request.url) };
-  let outcome: PostOutcome = { kind: 'aborted' };
-  for (let attempt = 1; attempt <= deps.maxAttempts; attempt++) {
+  // push_max_retries is at least 1 (settings schema), so every path below returns.
+  for (let attempt = 1; ; attempt++) {
     if (attempt > 1) await pause(deps.retryDelayMs * 2 ** (attempt - 2), deps.shutdown);
     if (deps.shutdown.aborted) return { kind: 'aborted' };
+    let outcome: PostOutcome;
     try {
       outcome = await attemptOnce(deps, job.request);
     } catch (err) {
@@ -94,15 +95,13 @@ export async function deliver(job: DeliveryJob, deps: DeliveryDeps): Promise<Pos
         deps.logger.warn('push.delivery_failed', { ...fields, attempts: attempt, reason: outcome.reason, ...statusOf(outcome) });
         return outcome;
       case 'retryable':
-        if (attempt < deps.maxAttempts) {
-          deps.logger.debug('push.attempt_failed', { ...fields, attempt, reason: outcome.reason, ...statusOf(outcome) });
+        if (attempt >= deps.maxAttempts) {
+          deps.logger.warn('push.delivery_failed', { ...fields, attempts: attempt, reason: outcome.reason, ...statusOf(outcome) });
+          return outcome;
         }
+        deps.logger.debug('push.attempt_failed', { ...fields, attempt, reason: outcome.reason, ...statusOf(outcome) });
     }
   }
-  if (outcome.kind === 'retryable') {
-    deps.logger.warn('push.delivery_failed', { ...fields, attempts: deps.maxAttempts, reason: outcome.reason, ...statusOf(outcome) });
-  }
-  return outcome;
 }
 
 const statusOf = (o: { status?: number }) => (o.status === undefined ? {} : { status: o.status });

@@ -33,8 +33,6 @@ export interface PushDispatcherOptions {
   configs: { configsOf(taskId: string): Promise<StoredPushConfig[]> };
   settings: PushSettings;
   logger: Logger;
-  /** A client instead of the undici one built from the settings. */
-  client?: WebhookClient;
 }
 
 export interface PushStats {
@@ -66,8 +64,7 @@ export class PushDispatcher {
   constructor(private readonly opts: PushDispatcherOptions) {
     const s = opts.settings;
     this.limiter = new PQueue({ concurrency: s.pushMaxConcurrent });
-    this.client =
-      opts.client ?? createWebhookClient({ policy: policyFromSettings(s), timeoutMs: s.pushTimeout * 1000 });
+    this.client = createWebhookClient({ policy: policyFromSettings(s), timeoutMs: s.pushTimeout * 1000 });
     this.deps = {
       client: this.client,
       limiter: this.limiter,
@@ -82,10 +79,9 @@ export class PushDispatcher {
   /** The transition hook. Never throws and never waits: delivery must not affect the task. */
   notify(task: Task): void {
     if (this.closing) return;
-    const body = JSON.stringify(task);
     const previous = this.lookups.get(task.id) ?? Promise.resolve();
     const next = previous
-      .then(() => this.fanOut(task, body))
+      .then(() => this.fanOut(task))
       .catch((err: unknown) => this.opts.logger.error('push.config_lookup_failed', { taskId: task.id, ...errorFields(err) }));
     this.lookups.set(task.id, next);
     void next.then(() => {
@@ -93,9 +89,11 @@ export class PushDispatcher {
     });
   }
 
-  private async fanOut(task: Task, body: string): Promise<void> {
+  private async fanOut(task: Task): Promise<void> {
     const configs = await this.opts.configs.configsOf(task.id);
-    if (this.shutdown.signal.aborted) return;
+    if (configs.length === 0 || this.shutdown.signal.aborted) return;
+    // One serialization per transition, shared by every config (the task given is a copy).
+    const body = JSON.stringify(task);
     const state = task.status.state;
     for (const config of configs) {
       const job: DeliveryJob = {

@@ -6,7 +6,7 @@
  */
 import { Agent, request } from 'undici';
 import { checkWebhookUrl, type AddressPolicy } from './address-policy.js';
-import { guardedLookup, systemResolver, UnsafeWebhookAddressError, type Resolver } from './guarded-lookup.js';
+import { guardedLookup, UnsafeWebhookAddressError } from './guarded-lookup.js';
 
 export interface WebhookRequest {
   url: string;
@@ -40,7 +40,6 @@ export interface WebhookClient {
 export interface WebhookClientOptions {
   policy: AddressPolicy;
   timeoutMs: number;
-  resolver?: Resolver;
 }
 
 /** How much of a receiver's answer is read before the connection is released (it is ignored). */
@@ -67,7 +66,7 @@ const errorCode = (err: unknown): string | undefined => {
 export function createWebhookClient(options: WebhookClientOptions): WebhookClient {
   const { policy, timeoutMs } = options;
   const agent = new Agent({
-    connect: { lookup: guardedLookup(policy, options.resolver ?? systemResolver), timeout: timeoutMs },
+    connect: { lookup: guardedLookup(policy), timeout: timeoutMs },
     headersTimeout: timeoutMs,
     bodyTimeout: timeoutMs,
   });
