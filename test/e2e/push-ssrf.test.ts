@@ -145,6 +145,20 @@ describe('webhook URL safety, loopback only', () => {
     });
   });
 
+  it('the SERVICE_PUSH_* variables configure all of this', async () => {
+    const { server: s, logs } = await server({
+      env: { SERVICE_PUSH_ALLOW_HTTP: 'true', SERVICE_PUSH_ALLOWED_HOSTS: 'LOCALHOST, 127.0.0.1', SERVICE_PUSH_BLOCKED_HOSTS: '127.0.0.2' },
+    });
+    expect(s.settings).toMatchObject({ pushAllowHttp: true, pushAllowedHosts: ['localhost', '127.0.0.1'], pushBlockedHosts: ['127.0.0.2'] });
+    const id = await runTask(s, [
+      { id: 'control', url: control.url },
+      { id: 'blocked', url: v4b.url },
+    ]);
+    expect(control.bodiesOf(id).map((b) => b.status.state)).toEqual(['working', 'completed']);
+    expect(v4b.bodiesOf(id)).toEqual([]);
+    expect(rejections(logs, id)).toEqual({ blocked: ['blocked-host', 'blocked-host'] });
+  });
+
   it('the blocklist wins over the allowlist, for the URL host and for what a name resolves to', async () => {
     const { server: s, logs } = await server({
       pushAllowHttp: true,

@@ -2,10 +2,11 @@
  * Webhook push delivery (spec "Push notifications (webhooks)", "Authentication" 2-3, "Limits")
  * against a real server and real HTTP receivers on 127.0.0.1, which the servers here allowlist.
  */
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, eventually, TRANSPORTS, userMessage, type A2AClient, type Json } from '../support/a2a.js';
 import { captureLogs, type CapturedLogs } from '../support/logs.js';
-import { startServer, STORE_KINDS, type TestServer } from '../support/server.js';
+import { startServer, STORE_KINDS, tempDir, type TestServer } from '../support/server.js';
 import { openSse } from '../support/sse.js';
 import { always, sequence, startReceiver, type Receiver } from '../support/webhook.js';
 
@@ -211,6 +212,66 @@ describe.each(STORE_KINDS)('push delivery, %s store', (storeKind) => {
     expect(logs.events('push.delivered').length).toBeGreaterThan(0);
     const text = logs.lines.join('\n');
     for (const secret of ['tok-', 'cred-', 'dXNlcjpwdw==']) expect(text).not.toContain(secret);
+  });
+});
+
+describe('every kind of transition', () => {
+  let server: TestServer;
+  let rx: Receiver;
+  beforeAll(async () => {
+    rx = await startReceiver();
+    server = await startServer({ ...LOCAL_PUSH, cancelGrace: 2 });
+  });
+  afterAll(async () => {
+    await server.stop();
+    await rx.close();
+  });
+
+  it('rejected, auth-required and its follow-up, and canceled are all delivered', async () => {
+    const a2a = client(server.url, 'rest');
+    const rejected = await a2a.send({ message: userMessage('reject nope'), configuration: { pushNotificationConfig: { url: rx.url } } });
+    expect(statesOf(await untilTerminal(rx, rejected.result.id))).toEqual(['working', 'rejected']);
+
+    const auth = await a2a.send({ message: userMessage('auth'), configuration: { pushNotificationConfig: { url: rx.url } } });
+    expect(auth.result.status.state).toBe('auth-required');
+    await a2a.send({ message: userMessage('token abc', { taskId: auth.result.id }) });
+    expect(statesOf(await untilTerminal(rx, auth.result.id))).toEqual(['working', 'auth-required', 'working', 'completed']);
+
+    const slow = await a2a.send({ message: userMessage('slow 5000'), configuration: { blocking: false, pushNotificationConfig: { url: rx.url } } });
+    await eventually(() => (rx.bodiesOf(slow.result.id).length >= 2 ? true : undefined));
+    expect((await a2a.cancel(slow.result.id)).result.status.state).toBe('canceled');
+    const bodies = await untilTerminal(rx, slow.result.id);
+    expect(statesOf(bodies).at(-1)).toBe('canceled');
+    expectOrdered(bodies);
+  });
+
+  it('a config given inline with a follow-up is registered before that turn starts', async () => {
+    const a2a = client(server.url, 'jsonrpc');
+    const first = await a2a.send({ message: userMessage('ask where?') });
+    const done = await a2a.send({ message: userMessage('here', { taskId: first.result.id }), configuration: { pushNotificationConfig: { url: rx.url } } });
+    expect(done.result.status.state).toBe('completed');
+    expect(statesOf(await untilTerminal(rx, first.result.id))).toEqual(['working', 'completed']);
+  });
+
+  it('configs are stored with the task: a paused task resumed after a restart still notifies', async () => {
+    const { dir, cleanup } = tempDir();
+    const sqlitePath = join(dir, 'tasks.db');
+    try {
+      const before = await startServer({ storeKind: 'sqlite', sqlitePath, ...LOCAL_PUSH });
+      const first = await client(before.url, 'rest').send({ message: userMessage('ask survive?'), configuration: { pushNotificationConfig: { url: rx.url, token: 'kept' } } });
+      await eventually(() => (rx.bodiesOf(first.result.id).length === 2 ? true : undefined));
+      await before.stop();
+      const after = await startServer({ storeKind: 'sqlite', sqlitePath, ...LOCAL_PUSH });
+      try {
+        await client(after.url, 'rest').send({ message: userMessage('yes', { taskId: first.result.id }) });
+        expect(statesOf(await untilTerminal(rx, first.result.id))).toEqual(['working', 'input-required', 'working', 'completed']);
+        expect(rx.received.filter((q) => q.body.id === first.result.id).every((q) => q.headers['x-a2a-notification-token'] === 'kept')).toBe(true);
+      } finally {
+        await after.stop();
+      }
+    } finally {
+      cleanup();
+    }
   });
 });
 
