@@ -29,6 +29,7 @@ function noteOf(row: Row): string {
     const sign = m.rssGrowthMbPer1k >= 0 ? '+' : '';
     notes.push(`${sign}${m.rssGrowthMbPer1k.toFixed(2)} MB RSS per 1,000 tasks over ${int(m.tasks)} (heap ${m.heapGrowthMbPer1k >= 0 ? '+' : ''}${m.heapGrowthMbPer1k.toFixed(2)})`);
   }
+  if (row.push) notes.push(`${int(row.push.tasks)} tasks, ${row.push.deliveriesPerTask.toFixed(2)} deliveries per task`);
   if (row.storeTasks !== undefined) notes.push(`over ${int(row.storeTasks)} stored tasks`);
   if (row.errorSamples?.length) notes.push(`first error: ${row.errorSamples[0]}`);
   // The generator shares the cores: when it is saturated, req/s understates the server.

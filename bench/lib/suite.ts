@@ -42,6 +42,8 @@ export interface Row {
   firstEvent?: { p50Ms: number; p99Ms: number };
   /** W5. */
   memory?: { tasks: number; rssBeforeMb: number; rssAfterMb: number; rssGrowthMbPer1k: number; heapGrowthMbPer1k: number };
+  /** W7: the sends behind the deliveries. */
+  push?: { tasks: number; deliveriesPerTask: number };
   /** W8: tasks in the store, as tasks/list counts them. */
   storeTasks?: number;
   /** Ours over the peer: req/s (W5: RSS growth per 1,000 tasks, lower is better). */
@@ -66,6 +68,9 @@ export interface BenchReport {
 
 const MB = 1024 * 1024;
 const round = (n: number, digits = 1): number => Math.round(n * 10 ** digits) / 10 ** digits;
+
+/** W7's batch: a tenth of W5's tasks, at least 100. */
+export const pushBatch = (opts: BenchOptions): number => Math.max(100, Math.round(opts.tasks / 10));
 
 /** Workloads that create one task per successful request (they fill the store W8 lists). */
 const CREATES_TASKS: ReadonlySet<WorkloadId> = new Set(['W1', 'W2', 'W4', 'W5', 'W7']);
@@ -152,9 +157,21 @@ async function runWorkload(id: WorkloadId, run: ServerRun, opts: BenchOptions, l
         return unmeasured(id, server.kind, 'not-yet-measured', 'not yet measured: no webhook delivery in this build');
       }
       run.tasksCreated++;
-      const m = await measure(spec(requests.rpcSendWithPush(), { pushReceiver: true }));
+      // A fixed batch, timed until its last webhook arrived: the server's delivery rate, backlog
+      // included, and nothing left queued to disturb the next workload.
+      const batch = pushBatch(opts);
+      log(`  ${server.kind} W7: ${batch.toLocaleString('en-US')} tasks with a webhook each`);
+      const m = await measure(spec(requests.rpcSendWithPush(), { pushReceiver: true, totalRequests: batch, durationMs: opts.fillCapMs, warmupMs: 0 }));
       const row = rowOf(id, server.kind, m, m.result.deliveries ?? 0);
-      return { ...row, unit: 'delivery' };
+      const tasks = m.result.completedTotal;
+      return {
+        ...row,
+        unit: 'delivery',
+        push: {
+          tasks,
+          deliveriesPerTask: tasks > 0 ? round((m.result.deliveriesTotal ?? 0) / tasks, 2) : 0,
+        },
+      };
     }
     case 'W5': {
       const before = await server.settle();

@@ -88,6 +88,8 @@ export interface LoadResult {
   firstEventMs?: Percentiles;
   /** Webhook deliveries received in the window (W7). */
   deliveries?: number;
+  /** Webhook deliveries received over the whole run, until they stopped coming (W7). */
+  deliveriesTotal?: number;
   /** The generator's own CPU use over the window, in percent of one core: 100 = saturated. */
   generatorCpuPercent: number;
   /** Successful requests over the whole run, warm-up and drain included (tasks a send run created). */

@@ -19,6 +19,8 @@ import { SseReader } from './sse.js';
 
 /** In-flight requests get this long to finish after the window before the pool is torn down. */
 const DRAIN_MS = 10_000;
+/** W7: the receiver closes once no webhook arrived for this long. */
+const RECEIVER_QUIET_MS = 1_000;
 
 type Phase = 'warmup' | 'measure' | 'done';
 
@@ -71,8 +73,14 @@ export async function runLoad(spec: LoadSpec, notify: (message: GeneratorMessage
   const firstEvent = createHistogram();
   const streaming = spec.check === 'sse-completed';
 
+  let deliveriesTotal = 0;
+  let lastDeliveryAt = 0;
+  let lastDeliveryHr: bigint | undefined;
   const receiver = spec.pushReceiver
     ? await startReceiver(() => {
+        deliveriesTotal++;
+        lastDeliveryAt = Date.now();
+        lastDeliveryHr = process.hrtime.bigint();
         if (phase === 'measure') deliveries++;
       })
     : undefined;
@@ -163,7 +171,20 @@ export async function runLoad(spec: LoadSpec, notify: (message: GeneratorMessage
 
   if (countMode) await Promise.race([allDone, sleep(spec.durationMs)]);
   else await sleep(spec.durationMs);
-  const windowNs = process.hrtime.bigint() - windowStart;
+  let windowNs = process.hrtime.bigint() - windowStart;
+  if (receiver && countMode) {
+    // W7: deliveries trail the sends. The window runs until the last webhook of the batch
+    // arrived (nothing more for RECEIVER_QUIET_MS), within the same overall cap.
+    const capAt = Number(windowStart / 1_000_000n) + spec.durationMs;
+    const nowMs = () => Number(process.hrtime.bigint() / 1_000_000n);
+    let quietSince = nowMs();
+    while (nowMs() < capAt) {
+      if (lastDeliveryHr !== undefined) quietSince = Math.max(quietSince, Number(lastDeliveryHr / 1_000_000n));
+      if (nowMs() - quietSince >= RECEIVER_QUIET_MS) break;
+      await sleep(50);
+    }
+    if (lastDeliveryHr !== undefined && lastDeliveryHr > windowStart) windowNs = lastDeliveryHr - windowStart;
+  }
   const cpu = process.cpuUsage(cpuStart);
   notify({ type: 'window-end' });
   const counted = { ok, errors, deliveries };
@@ -171,7 +192,15 @@ export async function runLoad(spec: LoadSpec, notify: (message: GeneratorMessage
 
   await Promise.race([allDone, sleep(DRAIN_MS)]);
   await pool.destroy();
-  if (receiver) await new Promise<void>((resolve) => receiver.server.close(() => resolve()).closeAllConnections());
+  if (receiver) {
+    // Webhooks trail the sends: keep receiving until they stop, so a delivery backlog (and its
+    // retries against a closed port) does not spill into the next workload's measurement.
+    const quietSince = Date.now();
+    while (Date.now() - Math.max(lastDeliveryAt, quietSince) < RECEIVER_QUIET_MS && Date.now() - quietSince < DRAIN_MS) {
+      await sleep(100);
+    }
+    await new Promise<void>((resolve) => receiver.server.close(() => resolve()).closeAllConnections());
+  }
 
   const windowMs = Number(windowNs) / 1e6;
   return {
@@ -182,7 +211,7 @@ export async function runLoad(spec: LoadSpec, notify: (message: GeneratorMessage
     rps: Math.round((counted.ok / windowMs) * 1000),
     latencyMs: percentiles(latency),
     ...(streaming ? { firstEventMs: percentiles(firstEvent) } : {}),
-    ...(receiver ? { deliveries: counted.deliveries } : {}),
+    ...(receiver ? { deliveries: counted.deliveries, deliveriesTotal } : {}),
     generatorCpuPercent: Math.round(((cpu.user + cpu.system) / (windowMs * 1000)) * 100),
     completedTotal,
   };
