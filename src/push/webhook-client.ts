@@ -58,6 +58,9 @@ const classifyStatus = (status: number): PostOutcome => {
   return { kind: 'failed', reason: `http-${status}`, status };
 };
 
+/** undici's own timers, kept as a backstop behind the attempt's timer: the same failure. */
+const UNDICI_TIMEOUTS = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+
 const errorCode = (err: unknown): string | undefined => {
   if (typeof err !== 'object' || err === null || !('code' in err)) return undefined;
   return typeof err.code === 'string' ? err.code : undefined;
@@ -101,6 +104,7 @@ export function createWebhookClient(options: WebhookClientOptions): WebhookClien
       if (attempt.signal.reason instanceof AttemptTimeout) return { kind: 'retryable', reason: 'timeout' };
       if (err instanceof UnsafeWebhookAddressError) return { kind: 'refused', reason: err.reason };
       const code = errorCode(err);
+      if (code !== undefined && UNDICI_TIMEOUTS.has(code)) return { kind: 'retryable', reason: 'timeout' };
       // A header value undici will not send (e.g. a token with a line break) fails every time.
       if (code === 'UND_ERR_INVALID_ARG') return { kind: 'failed', reason: 'invalid-request' };
       return { kind: 'retryable', reason: code ?? 'network-error' };

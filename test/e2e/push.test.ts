@@ -350,6 +350,22 @@ describe('retries', () => {
     ]);
   });
 
+  it('a token no HTTP header can carry fails at once, unsent and unlogged', async () => {
+    const rx = await receiver({});
+    const r = await client(server.url, 'rest').send({
+      message: userMessage('echo header'),
+      configuration: { pushNotificationConfig: { url: rx.url, token: 'tok-line\r\nx-injected: 1' } },
+    });
+    expect(r.result.status.state).toBe('completed');
+    await pushSettled(server);
+    expect(rx.received).toEqual([]);
+    expect(logsOf('push.delivery_failed', r.result.id).map((e) => [e.attempts, e.reason])).toEqual([
+      [1, 'invalid-request'],
+      [1, 'invalid-request'],
+    ]);
+    expect(logs.lines.join('\n')).not.toContain('tok-line');
+  });
+
   it('a receiver that keeps failing gets push_max_retries attempts per delivery; the task does not care', async () => {
     const rx = await receiver({ respond: always({ status: 500 }) });
     const id = await echoTo(rx);
