@@ -51,15 +51,18 @@ export const MessageSchema = z.object({
 
 export const TaskStateSchema = z.enum(TASK_STATES);
 
+/** Sent as an HTTP header value on every delivery: no line breaks or other control characters. */
+const headerValue = z.string().regex(/^[^\u0000-\u0008\u000a-\u001f\u007f]*$/, 'must be usable as an HTTP header value');
+
 export const PushAuthenticationSchema = z.object({
-  schemes: z.array(z.string()),
-  credentials: z.string().optional(),
+  schemes: z.array(z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'must be an HTTP auth scheme name')),
+  credentials: headerValue.optional(),
 });
 
 export const PushNotificationConfigSchema = z.object({
   id: z.string().min(1).optional(),
   url: z.string().url(),
-  token: z.string().optional(),
+  token: headerValue.optional(),
   authentication: PushAuthenticationSchema.optional(),
 });
 

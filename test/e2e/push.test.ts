@@ -350,20 +350,25 @@ describe('retries', () => {
     ]);
   });
 
-  it('a token no HTTP header can carry fails at once, unsent and unlogged', async () => {
+  it('a token or credentials no HTTP header can carry are refused at registration, never sent or logged', async () => {
     const rx = await receiver({});
-    const r = await client(server.url, 'rest').send({
+    const a2a = client(server.url, 'rest');
+    const inline = await a2a.send({
       message: userMessage('echo header'),
       configuration: { pushNotificationConfig: { url: rx.url, token: 'tok-line\r\nx-injected: 1' } },
     });
-    expect(r.result.status.state).toBe('completed');
+    expect(inline.status).toBe(400);
+    expect(inline.error?.code).toBe(-32602);
+    const paused = await a2a.send({ message: userMessage('ask q') });
+    const bad = await a2a.setPush(paused.result.id, { url: rx.url, authentication: { schemes: ['Bearer'], credentials: 'cred\nx: y' } });
+    expect(bad.status).toBe(400);
+    expect(bad.error?.code).toBe(-32602);
+    const rpc = await client(server.url, 'jsonrpc').setPush(paused.result.id, { url: rx.url, token: 'a\rb' });
+    expect(rpc.error?.code).toBe(-32602);
     await pushSettled(server);
     expect(rx.received).toEqual([]);
-    expect(logsOf('push.delivery_failed', r.result.id).map((e) => [e.attempts, e.reason])).toEqual([
-      [1, 'invalid-request'],
-      [1, 'invalid-request'],
-    ]);
     expect(logs.lines.join('\n')).not.toContain('tok-line');
+    expect(logs.lines.join('\n')).not.toContain('cred');
   });
 
   it('a receiver that keeps failing gets push_max_retries attempts per delivery; the task does not care', async () => {
