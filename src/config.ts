@@ -26,6 +26,8 @@ export const SettingsSchema = z.object({
   store: z.string().default('sqlite:./data/a2actor.db'),
   debug: bool.default(false),
   inspect: bool.default(false),
+  /** WebSocket receiver of the Stately inspector's events (README "Stately inspector"). */
+  inspectUrl: z.url({ protocol: /^wss?$/ }).default('ws://127.0.0.1:8081'),
   logLevel: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   preferredTransport: z.enum(['JSONRPC', 'HTTP+JSON']).default('JSONRPC'),
   /** Capability switches: can only turn off what the agent declares. */

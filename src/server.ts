@@ -6,6 +6,7 @@ import type { InspectionEvent, Observer } from 'xstate';
 import type { AgentDefinition } from './agent.js';
 import { resolveSettings, type Settings, type SettingsInput } from './config.js';
 import { startHttp, uwsIsNative, type HttpServer, type RawRoute } from './http/uws-server.js';
+import { setupDebug } from './debug/index.js';
 import { createLogger, type Logger } from './log.js';
 import { createOperations } from './protocol/operations.js';
 import { createRouter } from './protocol/router.js';
@@ -60,6 +61,9 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
   const { agent, taskStore, eventLog, logger: givenLogger, env, inspector, rawRoutes, ...overrides } = options;
   const settings = resolveSettings(overrides, env);
   const logger = givenLogger ?? createLogger(settings.logLevel);
+  // The /chat page and the Stately inspector; an `inspector` given here wins over `inspect`.
+  const debug = await setupDebug({ ...settings, inspect: settings.inspect && !inspector }, logger);
+  const inspect = inspector ?? debug.inspect;
   const store = taskStore ?? (await openStore(settings.store));
   const events = eventLog ?? new MemoryEventLog(settings.eventReplay, settings.eventRetention * 1000);
   const declared = agent.capabilities ?? {};
@@ -69,7 +73,7 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
     stateTransitionHistory: declared.stateTransitionHistory ?? true,
   };
 
-  const service = new TaskService({ agent, store, events, settings, logger, ...(inspector ? { inspect: inspector } : {}) });
+  const service = new TaskService({ agent, store, events, settings, logger, ...(inspect ? { inspect } : {}) });
   const push = new PushConfigs(store);
   if (capabilities.pushNotifications) service.setInlinePushRegistrar(async (taskId, config) => void (await push.set(taskId, config)));
   // Webhook delivery: every transition of an exposed task goes to the task's configs.
@@ -86,12 +90,13 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
       port: settings.port,
       maxBodyBytes: settings.maxBodyBytes,
       route: router,
-      rawRoutes: rawRoutes ?? [],
+      rawRoutes: [...debug.rawRoutes, ...(rawRoutes ?? [])],
       sse: { heartbeatMs: SSE_HEARTBEAT_MS, maxBufferedBytes: SSE_MAX_BUFFERED_BYTES },
       logger,
     });
   } catch (err) {
     await service.close();
+    debug.close();
     await pushDelivery?.close(0);
     await store.close();
     throw err;
@@ -124,6 +129,7 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
       closing ??= (async () => {
         http.close();
         await service.close();
+        debug.close();
         // Queued webhook deliveries get a bounded grace period before the store goes away.
         await pushDelivery?.close(settings.shutdownGrace * 1000);
         await store.close();

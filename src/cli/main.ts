@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
  * a2actor CLI: `a2actor serve <agent module> [--port N] [--host H] [--store memory|sqlite:<path>]
- * [--debug] [--inspect] [--log-level L]`. Every flag also has a SERVICE_* variable; flags win.
+ * [--debug] [--inspect] [--inspect-url ws://host:port] [--log-level L]`. Every flag also has a
+ * SERVICE_* variable; flags win.
  */
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -9,7 +10,7 @@ import { parseArgs } from 'node:util';
 import type { AgentDefinition } from '../agent.js';
 import { createServer } from '../server.js';
 
-const USAGE = `usage: a2actor serve <agent module> [--port N] [--host H] [--store memory|sqlite:<path>] [--debug] [--inspect] [--log-level debug|info|warn|error]`;
+const USAGE = `usage: a2actor serve <agent module> [--port N] [--host H] [--store memory|sqlite:<path>] [--debug] [--inspect] [--inspect-url ws://host:port] [--log-level debug|info|warn|error]`;
 
 function isAgent(value: unknown): value is AgentDefinition {
   return typeof value === 'object' && value !== null && typeof (value as { handler?: unknown }).handler === 'function';
@@ -32,6 +33,7 @@ async function main(argv: string[]): Promise<void> {
       store: { type: 'string' },
       debug: { type: 'boolean' },
       inspect: { type: 'boolean' },
+      'inspect-url': { type: 'string' },
       'log-level': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -50,6 +52,7 @@ async function main(argv: string[]): Promise<void> {
     store: values.store,
     debug: values.debug,
     inspect: values.inspect,
+    inspectUrl: values['inspect-url'],
     logLevel: values['log-level'] as never,
   });
   process.stdout.write(`a2actor: ${agent.card.name} listening on ${server.url} (store ${server.store.description}, uWS ${server.native ? 'native' : 'fallback'})\n`);
