@@ -46,7 +46,8 @@ export function formatTable(report: BenchReport): string {
   const lines: string[] = [];
   lines.push(
     `a2actor bench: Node ${machine.node}, ${machine.cpuModel}, ${machine.cores} cores; ${options.connections} connections, ` +
-      `${options.durationMs / 1000} s windows after ${options.warmupMs / 1000} s warm-up${options.quick ? ' (--quick)' : ''}`,
+      `${options.durationMs / 1000} s windows after ${options.warmupMs / 1000} s warm-up` +
+      (options.quick ? ' (--quick: a smoke run, too short to compare numbers)' : ''),
   );
   for (const [kind, description] of Object.entries(report.servers)) lines.push(`  ${SERVER_LABEL[kind as ServerKind].padEnd(12)}${description}`);
   lines.push('');
