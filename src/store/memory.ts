@@ -1,7 +1,8 @@
 /**
  * In-memory TaskStore. Tasks are kept compactly as JSON strings next to a tiny index row, so a
  * store of 100k finished tasks costs little memory and listing filters never parse a task that
- * is not on the page.
+ * is not on the page. Counts per state and id lists per context keep `tasks/list` from walking
+ * the whole store for its `totalSize`.
  */
 import type { PushNotificationConfig, Task, TaskState } from '../protocol/schemas.js';
 import type { TaskListQuery, TaskPage, TaskStore } from './types.js';
@@ -20,6 +21,10 @@ export class MemoryTaskStore implements TaskStore {
   private readonly rows = new Map<string, Row>();
   /** Task ids in ascending order (UUID v7 are created in order). */
   private readonly order: string[] = [];
+  /** Ids per state (for counts). */
+  private readonly byState = new Map<TaskState, Set<string>>();
+  /** Ids per context, ascending (a task never changes context). */
+  private readonly byContext = new Map<string, string[]>();
   private readonly messages = new Map<string, string>();
   private readonly pushConfigs = new Map<string, StoredPushConfig[]>();
 
@@ -35,57 +40,62 @@ export class MemoryTaskStore implements TaskStore {
       statusTimestamp: task.status.timestamp,
       json: JSON.stringify(task),
     };
-    if (!this.rows.has(task.id)) this.insertOrdered(task.id);
+    const previous = this.rows.get(task.id);
+    if (!previous) {
+      insertOrdered(this.order, task.id);
+      let inContext = this.byContext.get(task.contextId);
+      if (!inContext) this.byContext.set(task.contextId, (inContext = []));
+      insertOrdered(inContext, task.id);
+    } else if (previous.state !== row.state) {
+      this.byState.get(previous.state)?.delete(task.id);
+    }
+    let inState = this.byState.get(row.state);
+    if (!inState) this.byState.set(row.state, (inState = new Set()));
+    inState.add(task.id);
     this.rows.set(task.id, row);
   }
 
-  private insertOrdered(id: string): void {
-    const last = this.order[this.order.length - 1];
-    if (last === undefined || last < id) {
-      this.order.push(id);
-      return;
-    }
-    this.order.splice(this.lowerBound(id), 0, id);
-  }
-
-  /** First index whose id is >= `id`. */
-  private lowerBound(id: string): number {
-    let lo = 0;
-    let hi = this.order.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if ((this.order[mid] as string) < id) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  }
-
   async listTasks(query: TaskListQuery): Promise<TaskPage> {
+    const after = query.statusTimestampAfter === undefined ? undefined : Date.parse(query.statusTimestampAfter);
     const matches = (row: Row): boolean =>
-      (query.contextId === undefined || row.contextId === query.contextId) &&
       (query.status === undefined || row.state === query.status) &&
-      (query.statusTimestampAfter === undefined || Date.parse(row.statusTimestamp) >= Date.parse(query.statusTimestampAfter));
+      (after === undefined || Date.parse(row.statusTimestamp) >= after);
+    // Walk the context's ids when filtering by context, else all ids; both ascending.
+    const source = query.contextId === undefined ? this.order : (this.byContext.get(query.contextId) ?? []);
 
-    let totalSize = 0;
     const tasks: Task[] = [];
     let lastId: string | undefined;
-    const start = query.afterId === undefined ? this.order.length - 1 : this.lowerBound(query.afterId) - 1;
-    // totalSize counts every match, so the scan covers the whole index; rows are small.
-    for (let i = this.order.length - 1; i >= 0; i--) {
-      const id = this.order[i] as string;
+    const start = query.afterId === undefined ? source.length - 1 : lowerBound(source, query.afterId) - 1;
+    for (let i = start; i >= 0; i--) {
+      const id = source[i] as string;
       const row = this.rows.get(id) as Row;
       if (!matches(row)) continue;
-      totalSize++;
-      if (i > start) continue;
-      if (tasks.length < query.pageSize) tasks.push(JSON.parse(row.json) as Task);
-      else if (lastId === undefined) lastId = tasks[tasks.length - 1]?.id;
+      if (tasks.length === query.pageSize) {
+        lastId = tasks[tasks.length - 1]?.id;
+        break;
+      }
+      tasks.push(JSON.parse(row.json) as Task);
     }
-    return { tasks, totalSize, ...(lastId !== undefined ? { lastId } : {}) };
+    return { tasks, totalSize: this.count(query, source, matches), ...(lastId !== undefined ? { lastId } : {}) };
+  }
+
+  /** Matches before paging, from the indexes when they answer it, else by one walk. */
+  private count(query: TaskListQuery, source: readonly string[], matches: (row: Row) => boolean): number {
+    if (query.statusTimestampAfter === undefined) {
+      if (query.contextId === undefined) {
+        return query.status === undefined ? this.rows.size : (this.byState.get(query.status)?.size ?? 0);
+      }
+      if (query.status === undefined) return source.length;
+    }
+    let n = 0;
+    for (const id of source) if (matches(this.rows.get(id) as Row)) n++;
+    return n;
   }
 
   async tasksInStates(states: readonly TaskState[]): Promise<Task[]> {
-    const wanted = new Set(states);
-    return [...this.rows.values()].filter((r) => wanted.has(r.state)).map((r) => JSON.parse(r.json) as Task);
+    const out: Task[] = [];
+    for (const state of states) for (const id of this.byState.get(state) ?? []) out.push(JSON.parse((this.rows.get(id) as Row).json) as Task);
+    return out;
   }
 
   async findTaskIdByMessage(scope: string, messageId: string): Promise<string | undefined> {
@@ -119,4 +129,23 @@ export class MemoryTaskStore implements TaskStore {
   }
 
   async close(): Promise<void> {}
+}
+
+/** Inserts an id into an ascending array (at the end in the usual case: ids are time ordered). */
+function insertOrdered(ids: string[], id: string): void {
+  const last = ids[ids.length - 1];
+  if (last === undefined || last < id) ids.push(id);
+  else ids.splice(lowerBound(ids, id), 0, id);
+}
+
+/** First index whose id is >= `id`. */
+function lowerBound(ids: readonly string[], id: string): number {
+  let lo = 0;
+  let hi = ids.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((ids[mid] as string) < id) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
