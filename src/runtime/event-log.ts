@@ -3,8 +3,13 @@
  * increasing sequence number (the SSE `id:`), is delivered to live subscribers, and is kept in a
  * bounded ring so a client can resume with `Last-Event-ID`. A Redis Streams implementation
  * of the same port serves several replicas.
+ *
+ * Numbering spans the task's whole life, not one turn: the service stores the newest number in
+ * the task's metadata (`_eventSeq`, an internal key per the spec's Task table) at every event,
+ * and `open` seeds the log from it when a paused task continues, even after the log was
+ * dropped or the process restarted. A `Last-Event-ID` therefore never points at two events.
  */
-import type { StreamEvent } from '../protocol/schemas.js';
+import type { StreamEvent, Task } from '../protocol/schemas.js';
 
 export interface LoggedEvent {
   readonly seq: number;
@@ -13,56 +18,109 @@ export interface LoggedEvent {
 
 export type EventListener = (entry: LoggedEvent) => void;
 
+/** Metadata key of a task's newest event number: a snapshot with it reflects events up to it. */
+export const EVENT_SEQ_KEY = '_eventSeq';
+
+/** The newest event number a task record reflects (0 before its first event). */
+export function eventSeqOf(task: Task): number {
+  const seq = task.metadata?.[EVENT_SEQ_KEY];
+  return typeof seq === 'number' && Number.isSafeInteger(seq) && seq > 0 ? seq : 0;
+}
+
+export interface EventLogStats {
+  /** Logs in memory. */
+  logs: number;
+  /** Live listeners over all logs. */
+  subscribers: number;
+  /** Logs of paused or ended tasks, kept for replay until their retention expires. */
+  retained: number;
+  /** Logs with no turn and no retention left, kept only because someone still listens. */
+  held: number;
+}
+
 export interface TaskEventLog {
+  /**
+   * A turn of the task starts: its events are numbered after `afterSeq` (the task's stored
+   * `_eventSeq`; the counter never goes down). `watched`: a streaming client will read this
+   * turn, so keep its events for replay after it ends.
+   */
+  open(taskId: string, opts: { afterSeq: number; watched: boolean }): void;
   append(taskId: string, event: StreamEvent): number;
-  /** Sequence number of the newest event (0 when none). */
+  /** Sequence number of the newest event (0 when the log holds none). */
   lastSeq(taskId: string): number;
   /**
-   * Events after `afterSeq`, oldest first, or `undefined` when the log no longer holds all of
-   * them (the caller then starts from a snapshot).
+   * Every event after `afterSeq`, oldest first; `undefined` when the log cannot tell them all
+   * (some fell out of the ring, the log was dropped, or `afterSeq` is newer than anything it
+   * has seen): the caller then starts from a snapshot.
    */
   since(taskId: string, afterSeq: number): LoggedEvent[] | undefined;
-  /** Live events from now on. Returns the unsubscribe function. */
+  /** Live events from now on. Returns the unsubscribe function. A listened log is never dropped. */
   subscribe(taskId: string, listener: EventListener): () => void;
-  /** The task ended (or was discarded): keep its events for replay for a while, then drop them. */
+  /**
+   * The turn ended (paused or terminal): keep the events for replay for a while, then drop
+   * them; `discard` drops them at once (a task replaced by a direct reply).
+   */
   close(taskId: string, opts?: { discard?: boolean }): void;
-  stats(): { logs: number; subscribers: number; retained: number };
+  stats(): EventLogStats;
   dispose(): void;
 }
 
 interface Log {
   seq: number;
-  /** Ring of the newest events; `ring[i]` has seq `firstSeq + i`. */
+  /** Ring of the newest events, oldest first, consecutive numbers ending at `seq`. */
   ring: LoggedEvent[];
   listeners: Set<EventListener>;
-  /** Someone streamed or subscribed: worth keeping after the task ends. */
+  /** Someone streamed or subscribed: worth keeping after the turn ends. */
   watched: boolean;
-  expiry?: NodeJS.Timeout;
+  /**
+   * `active`: a turn runs. `retained`: the turn ended, kept for replay until `expiry`.
+   * `idle`: no turn and no retention (expired, or made by a subscriber of a paused task):
+   * kept only while someone listens.
+   */
+  state: 'active' | 'retained' | 'idle';
+  expiry?: NodeJS.Timeout | undefined;
 }
 
 export class MemoryEventLog implements TaskEventLog {
   private readonly logs = new Map<string, Log>();
 
   /**
-   * @param capacity events kept per task (SERVICE_EVENT_REPLAY)
-   * @param retentionMs how long a finished task's events stay replayable (SERVICE_EVENT_RETENTION)
+   * @param capacity events kept per task (SERVICE_EVENT_REPLAY; 0 = no replay)
+   * @param retentionMs how long a paused or ended task's events stay replayable (SERVICE_EVENT_RETENTION)
    */
   constructor(
     private readonly capacity: number,
     private readonly retentionMs: number,
   ) {}
 
-  private logOf(taskId: string): Log {
+  /**
+   * One log object per task for as long as anything refers to it: subscribers hold it across
+   * turns, so it is never replaced while it has listeners.
+   */
+  private logOf(taskId: string, state: Log['state']): Log {
     let log = this.logs.get(taskId);
     if (!log) {
-      log = { seq: 0, ring: [], listeners: new Set(), watched: false };
+      log = { seq: 0, ring: [], listeners: new Set(), watched: false, state };
       this.logs.set(taskId, log);
     }
     return log;
   }
 
+  open(taskId: string, opts: { afterSeq: number; watched: boolean }): void {
+    const log = this.logOf(taskId, 'active');
+    this.cancelExpiry(log);
+    log.state = 'active';
+    if (opts.watched) log.watched = true;
+    if (opts.afterSeq > log.seq) {
+      // The task went on elsewhere (another process, or before a restart): the events this
+      // log holds do not connect to the next ones, so none of them can be replayed.
+      log.seq = opts.afterSeq;
+      log.ring = [];
+    }
+  }
+
   append(taskId: string, event: StreamEvent): number {
-    const log = this.logOf(taskId);
+    const log = this.logOf(taskId, 'active');
     const entry: LoggedEvent = { seq: ++log.seq, event };
     if (this.capacity > 0) {
       log.ring.push(entry);
@@ -78,48 +136,71 @@ export class MemoryEventLog implements TaskEventLog {
 
   since(taskId: string, afterSeq: number): LoggedEvent[] | undefined {
     const log = this.logs.get(taskId);
-    if (!log) return afterSeq === 0 ? [] : undefined;
-    if (afterSeq >= log.seq) return [];
+    if (!log || afterSeq > log.seq) return undefined;
+    if (afterSeq === log.seq) return [];
     const first = log.ring[0];
     if (!first || first.seq > afterSeq + 1) return undefined;
     return log.ring.slice(afterSeq + 1 - first.seq);
   }
 
   subscribe(taskId: string, listener: EventListener): () => void {
-    const log = this.logOf(taskId);
+    const log = this.logOf(taskId, 'idle');
     log.watched = true;
     log.listeners.add(listener);
     return () => {
-      log.listeners.delete(listener);
+      if (!log.listeners.delete(listener)) return;
+      if (log.listeners.size === 0 && log.state === 'idle') this.drop(taskId, log);
     };
   }
 
   close(taskId: string, opts: { discard?: boolean } = {}): void {
     const log = this.logs.get(taskId);
     if (!log) return;
-    if (opts.discard || !log.watched || this.retentionMs === 0) {
-      this.logs.delete(taskId);
+    this.cancelExpiry(log);
+    if (opts.discard) {
+      this.drop(taskId, log);
       return;
     }
-    if (log.expiry) clearTimeout(log.expiry);
-    log.expiry = setTimeout(() => {
-      if (this.logs.get(taskId) === log) this.logs.delete(taskId);
-    }, this.retentionMs);
+    if (!log.watched || this.retentionMs === 0) {
+      this.expire(taskId, log);
+      return;
+    }
+    log.state = 'retained';
+    log.expiry = setTimeout(() => this.expire(taskId, log), this.retentionMs);
     log.expiry.unref();
   }
 
-  stats(): { logs: number; subscribers: number; retained: number } {
+  private expire(taskId: string, log: Log): void {
+    log.expiry = undefined;
+    log.state = 'idle';
+    // A subscriber of a paused task waits for its next turn: its log must stay the same object.
+    if (log.listeners.size === 0) this.drop(taskId, log);
+  }
+
+  private cancelExpiry(log: Log): void {
+    if (log.expiry) clearTimeout(log.expiry);
+    log.expiry = undefined;
+  }
+
+  private drop(taskId: string, log: Log): void {
+    this.cancelExpiry(log);
+    if (this.logs.get(taskId) === log) this.logs.delete(taskId);
+  }
+
+  stats(): EventLogStats {
     let subscribers = 0;
     let retained = 0;
+    let held = 0;
     for (const log of this.logs.values()) {
       subscribers += log.listeners.size;
-      if (log.expiry) retained++;
+      if (log.state === 'retained') retained++;
+      else if (log.state === 'idle') held++;
     }
-    return { logs: this.logs.size, subscribers, retained };
+    return { logs: this.logs.size, subscribers, retained, held };
   }
 
   dispose(): void {
-    for (const log of this.logs.values()) if (log.expiry) clearTimeout(log.expiry);
+    for (const log of this.logs.values()) this.cancelExpiry(log);
     this.logs.clear();
   }
 }

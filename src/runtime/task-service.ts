@@ -9,7 +9,15 @@ import type { AgentDefinition, ArtifactChunk } from '../agent.js';
 import type { Settings } from '../config.js';
 import { errorFields, type Logger } from '../log.js';
 import { a2aError } from '../protocol/errors.js';
-import type { ListTasksParams, Message, MessageSendParams, PushNotificationConfig, Task, TaskState } from '../protocol/schemas.js';
+import type {
+  ListTasksParams,
+  Message,
+  MessageSendParams,
+  PushNotificationConfig,
+  StreamEvent,
+  Task,
+  TaskState,
+} from '../protocol/schemas.js';
 import { decodePageToken, encodePageToken } from '../store/page-token.js';
 import type { TaskStore } from '../store/types.js';
 import {
@@ -19,7 +27,7 @@ import {
   type TaskMachineEventType,
 } from '../../machines/task.machine.js';
 import { createAgentContext, type AgentContextDriver } from './agent-context.js';
-import type { TaskEventLog } from './event-log.js';
+import { EVENT_SEQ_KEY, eventSeqOf, type TaskEventLog } from './event-log.js';
 import { LiveTask, type PersistMode, type TurnOutcome } from './live-task.js';
 import { agentMessage, applyArtifactChunk, newId, statusEvent, taskView } from './task-views.js';
 
@@ -197,6 +205,8 @@ export class TaskService {
     live.exposed = true;
     this.admit(live, taskId, message.messageId);
     this.startActor(live, state);
+    // A streaming follow-up shows the task as its message found it, then the turn's events.
+    if (mode === 'stream') live.initialSnapshot = taskView(task);
     live.actor.send({ type: 'FOLLOW_UP' });
     return { kind: 'live', live };
   }
@@ -223,6 +233,8 @@ export class TaskService {
   }
 
   private startActor(live: LiveTask, restoreState: TaskState | undefined): void {
+    // Event numbers continue where the task's last turn left them, whatever the log forgot.
+    this.opts.events.open(live.id, { afterSeq: eventSeqOf(live.task), watched: live.mode === 'stream' });
     const input = { taskId: live.id };
     const inspect = this.opts.inspect;
     live.actor = createActor(this.machine, {
@@ -271,7 +283,7 @@ export class TaskService {
       ...(chunk.metadata !== undefined ? { metadata: chunk.metadata } : {}),
     };
     applyArtifactChunk(live.task, artifact, chunk.append === true);
-    this.opts.events.append(live.id, {
+    this.appendEvent(live, {
       kind: 'artifact-update',
       taskId: live.id,
       contextId: live.task.contextId,
@@ -327,7 +339,7 @@ export class TaskService {
 
   /** A status event to subscribers and, once the task is exposed, to transition listeners (push). */
   private publishStatus(live: LiveTask): void {
-    this.opts.events.append(live.id, statusEvent(live.task));
+    this.appendEvent(live, statusEvent(live.task));
     if (this.transitionListeners.size === 0) return;
     const copy = taskView(live.task);
     live.whenExposed(() => {
@@ -339,6 +351,12 @@ export class TaskService {
         }
       }
     });
+  }
+
+  /** Logs an event and stamps its number on the task, so every snapshot says what it reflects. */
+  private appendEvent(live: LiveTask, event: StreamEvent): void {
+    const seq = this.opts.events.append(live.id, event);
+    (live.task.metadata ??= {})[EVENT_SEQ_KEY] = seq;
   }
 
   private transitionsOf(task: Task): { state: TaskState; timestamp: string }[] {
@@ -379,7 +397,8 @@ export class TaskService {
       this.opts.logger.error('store.write_failed', { taskId: live.id, state: live.task.status.state, ...errorFields(err) });
     }
     this.release(live);
-    if (isTerminalState(live.task.status.state)) this.opts.events.close(live.id);
+    // Paused tasks too: their events stay replayable for a while, and `_eventSeq` numbers the next turn.
+    this.opts.events.close(live.id);
     live.finish({ kind: 'task' });
   }
 
