@@ -42,6 +42,10 @@ export const SettingsSchema = z.object({
   progressFlushInterval: num.min(0).default(0.25),
   eventReplay: z.coerce.number().int().min(0).default(1000),
   eventRetention: num.min(0).default(60),
+  /** Seconds between `: ping` comments on an open SSE stream. */
+  sseHeartbeat: num.positive().default(15),
+  /** Bytes a slow SSE reader may leave waiting before its stream is closed (it resumes with Last-Event-ID). */
+  sseMaxBufferedBytes: z.coerce.number().int().min(1024).default(1024 * 1024),
   pushMaxRetries: z.coerce.number().int().min(1).default(3),
   pushRetryDelay: num.min(0).default(1),
   pushTimeout: num.positive().default(10),

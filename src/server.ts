@@ -54,9 +54,6 @@ export interface A2AServer {
   close(): Promise<void>;
 }
 
-const SSE_HEARTBEAT_MS = 15_000;
-const SSE_MAX_BUFFERED_BYTES = 1024 * 1024;
-
 export async function createServer(options: CreateServerOptions): Promise<A2AServer> {
   const { agent, taskStore, eventLog, logger: givenLogger, env, inspector, rawRoutes, ...overrides } = options;
   const settings = resolveSettings(overrides, env);
@@ -91,7 +88,7 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
       maxBodyBytes: settings.maxBodyBytes,
       route: router,
       rawRoutes: [...debug.rawRoutes, ...(rawRoutes ?? [])],
-      sse: { heartbeatMs: SSE_HEARTBEAT_MS, maxBufferedBytes: SSE_MAX_BUFFERED_BYTES },
+      sse: { heartbeatMs: settings.sseHeartbeat * 1000, maxBufferedBytes: settings.sseMaxBufferedBytes },
       logger,
     });
   } catch (err) {

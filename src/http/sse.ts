@@ -1,7 +1,21 @@
 /**
  * Server-sent events on a uWS response (wire reference §2.3, §3.4): `id:` + one-line `data:`
- * per event, a `: ping` heartbeat, and a cap on what a slow reader can make us buffer. Past the
- * cap the stream is closed; the client resumes with `Last-Event-ID`.
+ * per event, a `: ping` heartbeat, and a cap on what a slow reader can make us buffer.
+ *
+ * Backpressure, as uWS reports it: a write returns false once uWS holds bytes it could not
+ * send (inside `cork`, only from the write after the one that overflowed). From then on the
+ * stream is `blocked`: events wait in our own queue, counted in bytes; past the cap the stream
+ * is closed with one log line and the client resumes with `Last-Event-ID`.
+ *
+ * Unblocking needs care: uWS calls `onWritable` before it drains its own buffer, and may call
+ * it when it drained only part of it. So a writable event only unblocks the stream if a real
+ * write then succeeds: the next queued chunk, or with nothing queued a no-op comment line
+ * (`:`), which a write accepts only once uWS's buffer is empty. The heartbeat does the same,
+ * which also wakes a stream whose writable events stopped.
+ *
+ * Replays do not go through the queue: the feed sends them only while the stream is not
+ * blocked and waits for `onDrain` otherwise (runtime/feed-run.ts), so a resume after a
+ * cut-off is paced by the client rather than cut off again.
  */
 import type { HttpResponse } from 'uWebSockets.js';
 import type { Logger } from '../log.js';
@@ -10,20 +24,45 @@ import type { TaskFeed } from '../runtime/task-feed.js';
 
 export interface SseLimits {
   heartbeatMs: number;
-  /** Bytes a stream may have waiting in uWS's buffer before it is closed. */
+  /** Bytes a stream may have waiting for a slow reader before it is closed. */
   maxBufferedBytes: number;
 }
 
+const PING = ': ping\n\n';
+/** An empty SSE comment line: ignored by clients, written to test whether uWS has drained. */
+const PROBE = ':\n';
+/**
+ * How long a finished stream may wait for a stalled reader to take its last events. Native
+ * uWS already drops a socket that makes no progress for about 10 s; this covers builds that
+ * do not.
+ */
+const END_DRAIN_MS = 30_000;
+
 export class SseWriter {
+  /** No more events: the feed is released and the heartbeat stopped. */
   private ended = false;
-  private buffered = 0;
+  /** The response is ended or its socket gone: it may not be touched again. */
+  private done = false;
+  /** Chunks waiting for the socket to drain, and their size in bytes. */
+  private queue: string[] = [];
+  private queuedBytes = 0;
+  /** uWS holds bytes it could not send: nothing more is written until a write succeeds. */
+  private blocked = false;
+  /** The feed is over: end the response once the queue is out. */
+  private endPending = false;
   private heartbeat: NodeJS.Timeout | undefined;
+  private drainDeadline: NodeJS.Timeout | undefined;
   private stopFeed: () => void = () => {};
+  /** A replay waiting for the client to take what it was sent. */
+  private drainWaiter: (() => void) | undefined;
+  private taskId: string | undefined;
+  private lastSeq: number | undefined;
 
   constructor(
     private readonly res: HttpResponse,
     private readonly limits: SseLimits,
     private readonly logger: Logger,
+    /** Called once, when the response is over (ended, closed or aborted). */
     private readonly onDone: () => void,
   ) {}
 
@@ -34,73 +73,156 @@ export class SseWriter {
         .writeHeader('Content-Type', 'text/event-stream')
         .writeHeader('Cache-Control', 'no-cache')
         .writeHeader('Connection', 'keep-alive')
-        .writeHeader('X-Accel-Buffering', 'no');
+        .writeHeader('X-Accel-Buffering', 'no')
+        // uWS completes the headers only with the first body bytes: without this, a client
+        // whose stream has nothing to say yet (a subscriber of a paused task, a turn that has
+        // not started) would not even see the 200 until the first heartbeat.
+        .write(PING);
     });
     this.res.onWritable(() => {
-      this.buffered = 0;
+      if (this.blocked) this.pump(PROBE);
+      // uWS drains its own buffer after this returns true.
       return true;
     });
   }
 
   /** Streams a feed until its final event or until either side goes away. */
   run(feed: TaskFeed, frame: (event: StreamEvent) => string): void {
+    this.taskId = feed.taskId;
     this.open();
-    this.heartbeat = setInterval(() => this.write(': ping\n\n'), this.limits.heartbeatMs);
+    this.heartbeat = setInterval(() => this.pump(PING), this.limits.heartbeatMs);
     this.heartbeat.unref();
     this.stopFeed = feed.start({
-      event: (event, seq) => this.write(`${seq === undefined ? '' : `id: ${seq}\n`}data: ${frame(event)}\n\n`),
+      event: (event, seq) => {
+        if (seq !== undefined) this.lastSeq = seq;
+        this.send(`${seq === undefined ? '' : `id: ${seq}\n`}data: ${frame(event)}\n\n`);
+        return !this.blocked;
+      },
+      onDrain: (resume) => {
+        this.drainWaiter = resume;
+      },
       end: () => this.finish(),
+      fellBehind: () => this.cutOff('the client fell further behind than the event log can replay'),
     });
+    // The stream may have ended while the feed started (a client gone, a replay past the cap).
+    if (this.ended) this.stopFeed();
   }
 
   /** One event, then the end (an error found once the stream was due). */
   single(data: string): void {
     this.open();
-    this.write(`data: ${data}\n\n`);
+    this.send(`data: ${data}\n\n`);
     this.finish();
   }
 
-  private write(chunk: string): void {
+  private send(chunk: string): void {
     if (this.ended) return;
-    let ok = true;
-    this.res.cork(() => {
-      ok = this.res.write(chunk);
-    });
-    if (ok) return;
-    this.buffered += Buffer.byteLength(chunk);
-    if (this.buffered > this.limits.maxBufferedBytes) {
-      this.logger.warn('sse.slow_consumer_closed', { bufferedBytes: this.buffered, limit: this.limits.maxBufferedBytes });
-      this.release();
-      this.res.close();
+    this.queue.push(chunk);
+    this.queuedBytes += Buffer.byteLength(chunk);
+    if (!this.blocked) this.pump();
+    else if (this.queuedBytes > this.limits.maxBufferedBytes) {
+      this.cutOff(`more than ${this.limits.maxBufferedBytes} bytes waited for the client`);
     }
   }
 
-  private finish(): void {
-    if (this.ended) return;
-    this.release();
+  /**
+   * Writes queued chunks (with none queued, `probe`) until uWS pushes back. Once nothing is
+   * held back any more it ends a finished response, or lets a waiting replay go on.
+   */
+  private pump(probe?: string): void {
+    if (this.done) return;
+    let ok = true;
     this.res.cork(() => {
-      this.res.end();
+      if (this.queue.length === 0 && probe !== undefined) ok = this.res.write(probe);
+      while (ok && this.queue.length > 0) {
+        const chunk = this.queue.shift() as string;
+        this.queuedBytes -= Buffer.byteLength(chunk);
+        // A refused write is still held by uWS (and sent later): it leaves our queue either way.
+        ok = this.res.write(chunk);
+      }
+      this.blocked = !ok;
+      if (ok && this.endPending) {
+        this.over();
+        this.res.end();
+      }
     });
+    const resume = this.drainWaiter;
+    if (!this.blocked && resume && !this.ended) {
+      this.drainWaiter = undefined;
+      resume();
+    }
   }
 
-  private release(): void {
+  /**
+   * Drops a client that cannot keep up. The connection is closed, not ended, so the client
+   * sees a broken stream (not a finished one) and resumes with `Last-Event-ID`.
+   */
+  private cutOff(reason: string): void {
+    if (this.done) return;
+    this.logger.warn('sse.slow_consumer_closed', {
+      taskId: this.taskId,
+      lastEventId: this.lastSeq,
+      queuedBytes: this.queuedBytes,
+      limit: this.limits.maxBufferedBytes,
+      reason,
+    });
+    this.stopStreaming();
+    this.over();
+    // Closes the socket at once; uWS then runs onAborted, which finds us done.
+    this.res.close();
+  }
+
+  /** The feed is over: end once every queued event is out. */
+  private finish(): void {
+    if (this.ended) return;
+    this.stopStreaming();
+    this.endPending = true;
+    if (!this.blocked) {
+      this.pump();
+      return;
+    }
+    // A stalled reader must not keep the socket forever once there is nothing more to say.
+    this.drainDeadline = setTimeout(() => {
+      if (this.done) return;
+      this.logger.warn('sse.drain_timeout_closed', { taskId: this.taskId, queuedBytes: this.queuedBytes });
+      this.over();
+      this.res.close();
+    }, END_DRAIN_MS);
+    this.drainDeadline.unref();
+  }
+
+  /** Releases the feed's subscription and the heartbeat. */
+  private stopStreaming(): void {
     if (this.ended) return;
     this.ended = true;
+    this.drainWaiter = undefined;
     if (this.heartbeat) clearInterval(this.heartbeat);
     this.heartbeat = undefined;
     this.stopFeed();
+  }
+
+  /** The response is over: drop what is queued and tell the owner, once. */
+  private over(): void {
+    if (this.done) return;
+    this.done = true;
+    if (this.drainDeadline) clearTimeout(this.drainDeadline);
+    this.drainDeadline = undefined;
+    this.queue = [];
+    this.queuedBytes = 0;
     this.onDone();
   }
 
   /** The client went away: release the subscription at once (the task keeps running). */
   abort(): void {
-    this.release();
+    this.stopStreaming();
+    this.over();
   }
 
   /** The server is shutting down. */
   close(): void {
-    if (this.ended) return;
-    this.release();
+    this.stopStreaming();
+    if (this.done) return;
+    this.over();
     this.res.cork(() => {
       this.res.end();
     });

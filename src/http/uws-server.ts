@@ -63,7 +63,11 @@ export function startHttp(opts: HttpOptions): Promise<HttpServer> {
   const fallbackHost = `${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${opts.port}`;
 
   const writeReply = (res: HttpResponse, state: { aborted: boolean; onAbort?: () => void }, reply: Reply): void => {
-    if (state.aborted) return;
+    if (state.aborted) {
+      // The client left while the stream was being set up: nothing will read the feed.
+      if (reply.kind === 'stream') reply.feed.cancel();
+      return;
+    }
     if (reply.kind === 'stream' || reply.kind === 'stream-error') {
       const writer = new SseWriter(res, opts.sse, opts.logger, () => streams.delete(writer));
       state.onAbort = () => writer.abort();

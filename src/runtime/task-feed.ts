@@ -1,54 +1,82 @@
 /**
  * Feeds of task events for streaming clients, independent of the wire: `message:stream` (the
  * task snapshot, then every event of the turn until the final one) and `subscribe` (the current
- * task or a `Last-Event-ID` replay, then live events). The HTTP layer writes them as SSE.
+ * task or a `Last-Event-ID` replay, then live events until the final one). The HTTP layer
+ * writes them as SSE.
+ *
+ * No gap, no duplicate: a snapshot carries the number of the newest event it reflects
+ * (`_eventSeq`) and is taken in the same synchronous block as the log read that follows it, so
+ * every event is either in the snapshot or after it in the log; FeedRun does the rest.
  */
 import { a2aError } from '../protocol/errors.js';
-import type { MessageSendParams, StreamEvent, Task } from '../protocol/schemas.js';
-import { isTerminalState } from '../../machines/task.machine.js';
-import type { LoggedEvent, TaskEventLog } from './event-log.js';
+import type { MessageSendParams, Task } from '../protocol/schemas.js';
+import { isInterruptedState, isTerminalState } from '../../machines/task.machine.js';
+import { eventSeqOf } from './event-log.js';
+import { FeedRun, type FeedSink } from './feed-run.js';
 import type { TaskService } from './task-service.js';
 import { taskView } from './task-views.js';
 
-export interface FeedSink {
-  /** One event; `seq` becomes the SSE `id:` (absent for a direct reply). */
-  event(event: StreamEvent, seq: number | undefined): void;
-  /** The feed is over: the final event was delivered. */
-  end(): void;
-}
+export type { FeedSink };
 
 export interface TaskFeed {
+  /** The task this feed streams (for log lines). */
+  readonly taskId: string;
   /** Starts delivering; returns the function that releases the subscription (client gone). */
   start(sink: FeedSink): () => void;
+  /** The feed will never be started (the client left before the stream opened): release it. */
+  cancel(): void;
 }
 
-const isFinal = (event: StreamEvent): boolean => event.kind === 'status-update' && event.final;
-const endsFeed = (task: Task): boolean => isTerminalState(task.status.state);
+const noop = (): void => {};
+const isTerminal = (task: Task): boolean => isTerminalState(task.status.state);
+/** A turn is over once its task is terminal or waits for the client. */
+const endsTurn = (task: Task): boolean => isTerminal(task) || isInterruptedState(task.status.state);
+/** Re-reads of a stored task that raced a new turn, before settling for what is there. */
+const MAX_SNAPSHOT_ATTEMPTS = 3;
 
-/** Replays what the log holds after `afterSeq`, then follows live events until a final one. */
-function follow(events: TaskEventLog, taskId: string, afterSeq: number, sink: FeedSink): () => void {
-  let done = false;
-  let unsubscribe = (): void => {};
-  let lastSeq = afterSeq;
-  const deliver = (entry: LoggedEvent): void => {
-    if (done || entry.seq <= lastSeq) return;
-    lastSeq = entry.seq;
-    sink.event(entry.event, entry.seq);
-    if (isFinal(entry.event)) {
-      done = true;
-      unsubscribe();
-      sink.end();
+/** A `Last-Event-ID` we issued: a non-negative integer. Anything else is ignored. */
+function parseEventId(value: string | undefined): number | undefined {
+  const text = value?.trim();
+  if (!text || !/^\d+$/.test(text)) return undefined;
+  const n = Number(text);
+  return Number.isSafeInteger(n) ? n : undefined;
+}
+
+/**
+ * The task as it stands, then live events: from the live record when a turn runs (snapshot,
+ * number and subscription in one synchronous block), else from the store. A stored task
+ * reflects the end of its last turn; if a newer turn raced the read, read again. `endsAt`
+ * says which stored states end the feed at once.
+ */
+async function attachCurrent(service: TaskService, taskId: string, run: FeedRun, endsAt: (task: Task) => boolean): Promise<void> {
+  const events = service.events;
+  for (let attempt = 1; ; attempt++) {
+    const live = service.liveTask(taskId);
+    if (live) {
+      const seq = eventSeqOf(live.task);
+      run.snapshot(taskView(live.task), seq, false);
+      if (!run.stopped) run.follow(seq, events.since(taskId, seq) ?? []);
+      return;
     }
-  };
-  // Replay and subscription happen in one synchronous block: no event can fall between them,
-  // and `entry.seq <= lastSeq` drops any event seen twice.
-  for (const entry of events.since(taskId, afterSeq) ?? []) deliver(entry);
-  if (done) return () => {};
-  unsubscribe = events.subscribe(taskId, deliver);
-  return () => {
-    done = true;
-    unsubscribe();
-  };
+    let stored: Task;
+    try {
+      stored = await service.getTask(taskId);
+    } catch {
+      // The server is closing (or the store failed): end the stream, the client may resubscribe.
+      run.finish();
+      return;
+    }
+    if (run.stopped) return;
+    if (service.liveTask(taskId) && attempt < MAX_SNAPSHOT_ATTEMPTS) continue;
+    const seq = eventSeqOf(stored);
+    const replay = events.since(taskId, seq);
+    // No replay and a log ahead of the stored task: a turn ran and ended while we read.
+    if (!replay && events.lastSeq(taskId) > seq && attempt < MAX_SNAPSHOT_ATTEMPTS) continue;
+    run.snapshot(stored, seq, endsAt(stored));
+    // A log behind the snapshot (dropped, or a restart) has nothing to add: follow from it.
+    if (!run.stopped) run.follow(seq, replay ?? []);
+    return;
+  }
 }
 
 /** `message:stream`: accepts the message, then streams its turn. */
@@ -59,33 +87,53 @@ export async function openTurnFeed(service: TaskService, params: MessageSendPara
     return openResubscribe(service, started.task.id, undefined, { allowTerminal: true });
   }
   const { live } = started;
+  const events = service.events;
+  // Hold the log until the client attaches: with no listener, a turn that ends before then
+  // could have its events dropped (retention 0) and the stream would wait for nothing.
+  let unpin = events.subscribe(live.id, noop);
+  const release = (): void => {
+    unpin();
+    unpin = noop;
+  };
+  // The task as the client's message found it: the turn's events follow it.
   const initial = live.initialSnapshot ?? taskView(live.task);
-  const firstSeq = live.firstTurn ? 0 : service.events.lastSeq(live.id);
   return {
+    taskId: live.id,
     start(sink) {
-      let stopped = false;
-      let stop = (): void => {};
-      void live.waitExposed().then((outcome) => {
-        if (stopped) return;
+      const run = new FeedRun(events, live.id, sink);
+      void live.waitExposed().then(async (outcome) => {
+        if (run.stopped) return;
         if (outcome.kind === 'message') {
-          sink.event(outcome.message, undefined);
-          sink.end();
+          release();
+          run.message(outcome.message);
           return;
         }
-        sink.event(live.firstTurn ? initial : taskView(live.task), firstSeq);
-        stop = follow(service.events, live.id, firstSeq, sink);
+        const seq = eventSeqOf(initial);
+        const replay = events.since(live.id, seq);
+        if (replay) {
+          run.snapshot(initial, seq, false);
+          if (!run.stopped) run.follow(seq, replay);
+        } else {
+          // The ring overflowed before the client attached (or replay is off): start from the
+          // task as it stands, which holds everything the missing events carried.
+          await attachCurrent(service, live.id, run, endsTurn);
+        }
+        release();
       });
       return () => {
-        stopped = true;
-        stop();
+        run.stop();
+        release();
       };
     },
+    cancel: release,
   };
 }
 
 /**
- * `tasks/{id}:subscribe`: the current task then live events, or with `Last-Event-ID` every event
- * after that id the log still holds (the snapshot first when it no longer holds them all).
+ * `tasks/{id}:subscribe`: the current task then live events until the final one, or with
+ * `Last-Event-ID` every event after that id the log still holds, then live events (the
+ * snapshot first when it no longer holds them all). A task in a terminal state is refused
+ * unless the client resumes a stream and missed some of the task's last events.
  */
 export async function openResubscribe(
   service: TaskService,
@@ -93,28 +141,29 @@ export async function openResubscribe(
   lastEventId: string | undefined,
   opts: { allowTerminal?: boolean } = {},
 ): Promise<TaskFeed> {
-  const fetched = await service.getTask(taskId);
-  const fetchedSeq = service.events.lastSeq(taskId);
-  const resumeFrom = lastEventId !== undefined && /^\d+$/.test(lastEventId.trim()) ? Number(lastEventId) : undefined;
-  const replayable = resumeFrom !== undefined && service.events.since(taskId, resumeFrom) !== undefined;
-  if (endsFeed(fetched) && !opts.allowTerminal && !replayable) {
-    throw a2aError('subscribeTerminal', `task is ${fetched.status.state}`);
+  const task = await service.getTask(taskId, 0);
+  const events = service.events;
+  const resumeFrom = parseEventId(lastEventId);
+  // A client resuming a stream it lost may still be owed the end of a finished task: the
+  // missed events if the log holds them, else the final snapshot.
+  const owed = resumeFrom !== undefined && resumeFrom < eventSeqOf(task);
+  if (isTerminal(task) && !opts.allowTerminal && !owed) {
+    throw a2aError('subscribeTerminal', `task is ${task.status.state}`);
   }
   return {
+    taskId,
     start(sink) {
-      const events = service.events;
-      if (resumeFrom !== undefined && events.since(taskId, resumeFrom) !== undefined) {
-        return follow(events, taskId, resumeFrom, sink);
-      }
-      const live = service.liveTask(taskId);
-      const snapshot = live ? taskView(live.task) : fetched;
-      const seq = live ? events.lastSeq(taskId) : fetchedSeq;
-      sink.event(snapshot, seq);
-      if (endsFeed(snapshot)) {
-        sink.end();
-        return () => {};
-      }
-      return follow(events, taskId, seq, sink);
+      const run = new FeedRun(events, taskId, sink);
+      let replay = resumeFrom === undefined ? undefined : events.since(taskId, resumeFrom);
+      // A log behind the task's own number (dropped, or a restart) has nothing newer: a client
+      // that saw all the task held waits for what comes next, without a snapshot.
+      if (!replay && resumeFrom === eventSeqOf(task) && events.lastSeq(taskId) <= resumeFrom) replay = [];
+      // An empty replay is trusted only from a client that saw everything the task held when
+      // we checked: it was not terminal then, and it cannot end without a newer event.
+      if (replay && (replay.length > 0 || !owed)) run.follow(resumeFrom ?? 0, replay);
+      else void attachCurrent(service, taskId, run, isTerminal);
+      return () => run.stop();
     },
+    cancel: noop,
   };
 }

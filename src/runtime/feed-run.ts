@@ -1,0 +1,128 @@
+/**
+ * One delivery of a task's events to one streaming client, at the pace the client reads.
+ *
+ * The run subscribes to the log first (which also keeps the log from being dropped under it),
+ * then goes through two phases. Catching up (a replay, or the events of a turn that began
+ * before the client attached): events are read from the log a batch at a time and sent only
+ * while the client keeps up; when it falls behind, the run waits for the sink to drain and
+ * reads the log again from the last number sent, so a long replay never piles up in server
+ * memory. Events pushed by the subscription meanwhile are ignored: the next read has them.
+ * Live: once a batch is out and the client still keeps up, the run takes pushed events as
+ * they come (that switch happens in the same synchronous block as the last read, so nothing
+ * falls between); the sink caps what a slow reader can make it hold then. Delivery skips any
+ * number already sent: no gap, no duplicate.
+ */
+import type { StreamEvent, Task } from '../protocol/schemas.js';
+import type { LoggedEvent, TaskEventLog } from './event-log.js';
+
+export interface FeedSink {
+  /**
+   * One event; `seq` becomes the SSE `id:` (absent for a direct reply). Returns false when
+   * the client has not taken what was sent before: a replay then waits for `onDrain`.
+   */
+  event(event: StreamEvent, seq: number | undefined): boolean;
+  /** Calls `resume` once, when everything sent so far has left the server's buffers. */
+  onDrain(resume: () => void): void;
+  /** The feed is over: the final event was delivered. */
+  end(): void;
+  /** The client fell further behind than the log can replay: drop it, so it resumes. */
+  fellBehind(): void;
+}
+
+const noop = (): void => {};
+const isFinal = (event: StreamEvent): boolean => event.kind === 'status-update' && event.final;
+
+/**
+ * Every step checks `stopped` after writing, because a write can end the stream (a slow
+ * consumer past its cap, a client gone) and release the run synchronously.
+ */
+export class FeedRun {
+  stopped = false;
+  private unsubscribe = noop;
+  private lastSeq = 0;
+  /** The sink refused more: catching up waits for it to drain. */
+  private blocked = false;
+  /** Reading from the log rather than taking pushed events. */
+  private catchingUp = true;
+
+  constructor(
+    private readonly events: TaskEventLog,
+    private readonly taskId: string,
+    private readonly sink: FeedSink,
+  ) {}
+
+  /** A snapshot first; `last`: nothing can follow it (a terminal task, or a turn that ended). */
+  snapshot(task: Task, seq: number, last: boolean): void {
+    if (this.stopped) return;
+    this.blocked = !this.sink.event(task, seq);
+    if (last) this.finish();
+  }
+
+  /** Delivers `replay` (events after `afterSeq`, read just now), then live events, until a final one. */
+  follow(afterSeq: number, replay: readonly LoggedEvent[]): void {
+    if (this.stopped) return;
+    this.lastSeq = afterSeq;
+    this.unsubscribe = this.events.subscribe(this.taskId, (entry) => {
+      if (!this.catchingUp) this.deliver(entry);
+    });
+    this.catchUp(replay);
+  }
+
+  /** A direct reply: the one and only event. */
+  message(event: StreamEvent): void {
+    if (this.stopped) return;
+    this.sink.event(event, undefined);
+    this.finish();
+  }
+
+  private catchUp(batch: readonly LoggedEvent[]): void {
+    for (const entry of batch) {
+      if (this.stopped) return;
+      if (this.blocked) {
+        // The rest of the batch stays in the log; read it again once the client has caught up.
+        this.sink.onDrain(() => this.resume());
+        return;
+      }
+      this.deliver(entry);
+    }
+    if (this.stopped) return;
+    if (this.blocked) {
+      this.sink.onDrain(() => this.resume());
+      return;
+    }
+    this.catchingUp = false;
+  }
+
+  private resume(): void {
+    if (this.stopped) return;
+    this.blocked = false;
+    // A log behind what we sent (dropped, or a restart) has nothing newer: we are caught up.
+    const more =
+      this.events.since(this.taskId, this.lastSeq) ?? (this.events.lastSeq(this.taskId) <= this.lastSeq ? [] : undefined);
+    if (more) {
+      this.catchUp(more);
+      return;
+    }
+    this.stop();
+    this.sink.fellBehind();
+  }
+
+  private deliver(entry: LoggedEvent): void {
+    if (this.stopped || entry.seq <= this.lastSeq) return;
+    this.lastSeq = entry.seq;
+    this.blocked = !this.sink.event(entry.event, entry.seq);
+    if (isFinal(entry.event)) this.finish();
+  }
+
+  finish(): void {
+    if (this.stopped) return;
+    this.stop();
+    this.sink.end();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.unsubscribe();
+    this.unsubscribe = noop;
+  }
+}
