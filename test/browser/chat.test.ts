@@ -101,6 +101,14 @@ describe.each(MODES)('the chat page with preferredTransport $preferredTransport,
     expect(new Set(ids).size).toBe(ids.length);
   });
 
+  it('a follow-up on auth-required continues the same task too', async () => {
+    const asked = await chat.send('auth');
+    expect(await asked.getAttribute('data-state')).toBe('auth-required');
+    const answered = await chat.send('token abc');
+    expect(await answered.getAttribute('data-task-id')).toBe(await asked.getAttribute('data-task-id'));
+    expect((await answered.locator('.msg-body').textContent())?.trim()).toBe('got: token abc');
+  });
+
   it('"stream 5" renders all chunks in one agent bubble', async () => {
     const before = await chat.agentBubbles.count();
     const bubble = await chat.send('stream 5');
@@ -109,6 +117,20 @@ describe.each(MODES)('the chat page with preferredTransport $preferredTransport,
     const artifact = bubble.locator('.artifact[data-artifact-id="stream"]');
     expect(await artifact.count()).toBe(1);
     expect(await artifact.locator('.artifact-parts').textContent()).toBe('chunk 1\nchunk 2\nchunk 3\nchunk 4\nchunk 5\n');
+  });
+
+  it('status messages show in the bubble while the agent works', async () => {
+    const before = await chat.agentBubbles.count();
+    await chat.page.locator('#chat-input').fill('slow 3000');
+    await chat.page.locator('#chat-input').press('Enter');
+    const bubble = chat.agentBubbles.nth(before);
+    // `slow` sends "working… <n> ms left" every 100 ms for 3 s.
+    await bubble.locator('.msg-progress', { hasText: /working… \d+ ms left/ }).waitFor();
+    expect(await bubble.getAttribute('class')).toContain('pending');
+    expect(await bubble.getAttribute('data-state')).toBe('working');
+    await chat.page.locator(`#chat-log .msg.agent:not(.pending)`).nth(before).waitFor();
+    expect(await bubble.getAttribute('data-state')).toBe('completed');
+    expect((await bubble.locator('.msg-body').textContent())?.trim()).toBe('slept 3000 ms');
   });
 
   // Without streaming the page sends non-blocking and polls; the runtime currently hands back a
