@@ -177,6 +177,9 @@ export class TaskService {
     const live = new LiveTask(task, stored, { firstTurn: true, mode });
     await this.registerInlinePush(taskId, params);
     this.admit(live, scope, message.messageId);
+    // A non-blocking send hands the task id out before the handler runs: the task exists from
+    // now on, and a direct reply can no longer replace it (it completes it instead).
+    if (mode === 'progress' && params.configuration?.blocking === false) live.expose();
     this.startActor(live, undefined);
     if (mode === 'stream') live.initialSnapshot = taskView(task);
     live.actor.send({ type: 'START' });

@@ -39,6 +39,18 @@ describe.each(STORE_KINDS)('core endpoints, %s store', (storeKind) => {
       expect(r.result.taskId).toBeUndefined();
     });
 
+    it('a non-blocking send to an agent that replies directly returns a task that exists and completes with the reply', async () => {
+      const r = await a2a.send({ message: userMessage('direct quick answer'), configuration: { blocking: false } });
+      expect(r.result.kind).toBe('task');
+      const done = await eventually(async () => {
+        const g = await a2a.get(r.result.id);
+        expect(g.status).toBe(200);
+        return g.result.status.state === 'completed' ? g.result : undefined;
+      });
+      expect(done.status.message.parts[0].text).toBe('quick answer');
+      expect(done.history.at(-1).role).toBe('agent');
+    });
+
     it('a follow-up on an input-required task continues the same task', async () => {
       const first = await a2a.send({ message: userMessage('ask what colour?') });
       expect(first.result.status.state).toBe('input-required');
