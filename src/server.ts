@@ -72,10 +72,16 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
 
   const service = new TaskService({ agent, store, events, settings, logger, ...(inspect ? { inspect } : {}) });
   const push = new PushConfigs(store);
-  if (capabilities.pushNotifications) service.setInlinePushRegistrar(async (taskId, config) => void (await push.set(taskId, config)));
   // Webhook delivery: every transition of an exposed task goes to the task's configs.
   const pushDelivery = capabilities.pushNotifications ? new PushDispatcher({ configs: push, settings, logger }) : undefined;
-  if (pushDelivery) service.onTransition((task) => pushDelivery.notify(task));
+  if (pushDelivery) {
+    push.onChange((taskId) => pushDelivery.invalidate(taskId));
+    service.setInlinePushRegistrar(async (taskId, config) => {
+      pushDelivery.registeredInline(taskId);
+      await push.set(taskId, config);
+    });
+    service.onTransition((task) => pushDelivery.notify(task));
+  }
   const ops = createOperations({ service, push, card: { agent, capabilities, preferredTransport: settings.preferredTransport } });
   const router = createRouter(ops, logger);
 
@@ -119,7 +125,7 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
     store,
     stats() {
       const e = events.stats();
-      const push = pushDelivery?.stats() ?? { workers: 0, queued: 0, inFlight: 0 };
+      const push = pushDelivery?.stats() ?? { workers: 0, queued: 0, inFlight: 0, cachedTasks: 0 };
       return { ...service.stats(), eventLogs: e.logs, subscribers: e.subscribers, openStreams: http.openStreams(), push };
     },
     close() {

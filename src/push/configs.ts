@@ -14,7 +14,18 @@ export type StoredPushConfig = PushNotificationConfig & { id: string };
 export const DEFAULT_CONFIG_ID = 'default';
 
 export class PushConfigs {
+  private readonly listeners = new Set<(taskId: string) => void>();
+
   constructor(private readonly store: TaskStore) {}
+
+  /** Called after every change of a task's configs (delivery caches them while the task runs). */
+  onChange(listener: (taskId: string) => void): void {
+    this.listeners.add(listener);
+  }
+
+  private changed(taskId: string): void {
+    for (const listener of this.listeners) listener(taskId);
+  }
 
   /** Creates or updates (same id) a config; an omitted id is generated. */
   async set(taskId: string, config: PushNotificationConfig): Promise<TaskPushNotificationConfig> {
@@ -22,6 +33,7 @@ export class PushConfigs {
     const id = config.id ?? (existing.some((c) => c.id === DEFAULT_CONFIG_ID) ? newId() : DEFAULT_CONFIG_ID);
     const stored: StoredPushConfig = { ...config, id };
     await this.store.savePushConfig(taskId, stored);
+    this.changed(taskId);
     return { taskId, pushNotificationConfig: stored };
   }
 
@@ -46,6 +58,8 @@ export class PushConfigs {
   }
 
   async delete(taskId: string, configId: string): Promise<boolean> {
-    return this.store.deletePushConfig(taskId, configId);
+    const deleted = await this.store.deletePushConfig(taskId, configId);
+    if (deleted) this.changed(taskId);
+    return deleted;
   }
 }

@@ -1,8 +1,13 @@
 /**
  * Push delivery (spec "Push notifications (webhooks)"): fed with every transition of an exposed
- * task (TaskService.onTransition), it looks up the task's configs and hands one delivery per
- * config to that config's worker. Configs are read at each transition, so a config added while
- * the task runs gets the transitions that follow, and a deleted one gets no more.
+ * task (TaskService.onTransition), it finds the task's configs and hands one delivery per config
+ * to that config's worker. A config added while the task runs gets the transitions that follow,
+ * and a deleted one gets no more.
+ *
+ * Configs are cached while a task's turn runs and dropped when it ends; every change made through
+ * PushConfigs invalidates the task's entry (`invalidate`). A brand-new task's first transition
+ * needs no lookup at all: nobody outside knows its id yet, so its only configs are the inline
+ * ones, and the inline registrar says so (`registeredInline`).
  *
  * Order: the config lookups of one task are chained, so the transitions of a task reach each
  * worker in the order they happened even when the store answers out of order.
@@ -42,6 +47,8 @@ export interface PushStats {
   queued: number;
   /** HTTP attempts running now (never more than push_max_concurrent). */
   inFlight: number;
+  /** Running tasks whose configs are cached (zero once every turn has ended). */
+  cachedTasks: number;
 }
 
 /** `Authorization: <scheme> <credentials>` (spec "Authentication" 3); clients send `{}` for none. */
@@ -55,6 +62,12 @@ export class PushDispatcher {
   private readonly workers = new Map<string, DeliveryWorker>();
   /** Per task: the chain of config lookups still running. */
   private readonly lookups = new Map<string, Promise<void>>();
+  /** Configs of tasks whose turn runs, as last read. */
+  private readonly known = new Map<string, StoredPushConfig[]>();
+  /** Tasks whose configs changed while a lookup of them was in flight: do not cache its answer. */
+  private readonly stale = new Set<string>();
+  /** New tasks given an inline config, until their first transition. */
+  private readonly inline = new Set<string>();
   private readonly limiter: PQueue;
   private readonly client: WebhookClient;
   private readonly shutdown = new AbortController();
@@ -76,10 +89,29 @@ export class PushDispatcher {
     };
   }
 
+  /** PushConfigs changed the task's configs: read them again at its next transition. */
+  invalidate(taskId: string): void {
+    this.known.delete(taskId);
+    if (this.lookups.has(taskId)) this.stale.add(taskId);
+  }
+
+  /** A config was registered with the message that starts this task (before its first transition). */
+  registeredInline(taskId: string): void {
+    this.inline.add(taskId);
+  }
+
   /** The transition hook. Never throws and never waits: delivery must not affect the task. */
   notify(task: Task): void {
     if (this.closing) return;
-    const previous = this.lookups.get(task.id) ?? Promise.resolve();
+    const pending = this.lookups.get(task.id);
+    if (!pending) {
+      const cached = this.known.get(task.id) ?? (this.isFirstTransitionOfNewTask(task) ? [] : undefined);
+      if (cached) {
+        this.deliver(task, cached);
+        return;
+      }
+    }
+    const previous = pending ?? Promise.resolve();
     const next = previous
       .then(() => this.fanOut(task))
       .catch((err: unknown) => this.opts.logger.error('push.config_lookup_failed', { taskId: task.id, ...errorFields(err) }));
@@ -89,12 +121,31 @@ export class PushDispatcher {
     });
   }
 
+  /** submitted -> working of a task that nobody outside has seen yet. */
+  private isFirstTransitionOfNewTask(task: Task): boolean {
+    const transitions = task.metadata?.stateTransitions;
+    return Array.isArray(transitions) && transitions.length === 2 && !this.inline.has(task.id);
+  }
+
   private async fanOut(task: Task): Promise<void> {
-    const configs = await this.opts.configs.configsOf(task.id);
+    this.inline.delete(task.id);
+    let configs = this.known.get(task.id);
+    if (!configs) {
+      configs = await this.opts.configs.configsOf(task.id);
+      if (this.stale.delete(task.id)) this.known.delete(task.id);
+      else this.known.set(task.id, configs);
+    }
+    this.deliver(task, configs);
+  }
+
+  private deliver(task: Task, configs: StoredPushConfig[]): void {
+    const state = task.status.state;
+    // The turn ends here: the next turn may run on another replica, so read configs afresh then.
+    if (isTerminalState(state) || state === 'input-required' || state === 'auth-required') this.known.delete(task.id);
+    else if (configs.length === 0 && !this.known.has(task.id)) this.known.set(task.id, configs);
     if (configs.length === 0 || this.shutdown.signal.aborted) return;
     // One serialization per transition, shared by every config (the task given is a copy).
     const body = JSON.stringify(task);
-    const state = task.status.state;
     for (const config of configs) {
       const job: DeliveryJob = {
         taskId: task.id,
@@ -123,7 +174,7 @@ export class PushDispatcher {
   stats(): PushStats {
     let queued = 0;
     for (const worker of this.workers.values()) queued += worker.backlog;
-    return { workers: this.workers.size, queued, inFlight: this.limiter.pending };
+    return { workers: this.workers.size, queued, inFlight: this.limiter.pending, cachedTasks: this.known.size };
   }
 
   /**
@@ -153,6 +204,9 @@ export class PushDispatcher {
     this.shutdown.abort();
     for (const worker of this.workers.values()) worker.stop();
     this.workers.clear();
+    this.known.clear();
+    this.stale.clear();
+    this.inline.clear();
     this.limiter.clear();
     if (result === 'drained') await this.client.close();
     else await this.client.destroy();

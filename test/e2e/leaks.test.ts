@@ -40,10 +40,18 @@ describe('resource leaks', () => {
     expect([...states.keys()].sort()).toEqual(['auth-required', 'completed', 'failed', 'input-required', 'message', 'rejected']);
     const stats = await eventually(() => {
       const s = server.stats();
-      return s.liveTasks === 0 && s.runningActors === 0 && s.pendingFlushes === 0 && s.subscribers === 0 && s.eventLogs === 0
+      return s.liveTasks === 0 && s.runningActors === 0 && s.pendingFlushes === 0 && s.subscribers === 0 && s.eventLogs === 0 && s.push.cachedTasks === 0
         ? s
         : undefined;
     }, 10_000);
-    expect(stats).toMatchObject({ liveTasks: 0, runningActors: 0, pendingFlushes: 0, subscribers: 0, eventLogs: 0, openStreams: 0 });
+    expect(stats).toMatchObject({
+      liveTasks: 0,
+      runningActors: 0,
+      pendingFlushes: 0,
+      subscribers: 0,
+      eventLogs: 0,
+      openStreams: 0,
+      push: { workers: 0, queued: 0, inFlight: 0, cachedTasks: 0 },
+    });
   }, 120_000);
 });

@@ -198,7 +198,7 @@ describe('push capability off', () => {
   it('an inline config is not registered and nothing is delivered; the task runs as usual', async () => {
     const r = await client(server.url, 'rest').send({ message: userMessage('echo quiet'), configuration: { pushNotificationConfig: { url: rx.url } } });
     expect(r.result.status.state).toBe('completed');
-    expect(server.stats().push).toEqual({ workers: 0, queued: 0, inFlight: 0 });
+    expect(server.stats().push).toEqual({ workers: 0, queued: 0, inFlight: 0, cachedTasks: 0 });
     expect(rx.received).toEqual([]);
   });
 });

@@ -426,7 +426,7 @@ describe('graceful shutdown', () => {
       }
       await server.stop();
       for (const id of ids) expect(statesOf(rx.bodiesOf(id))).toEqual(['working', 'completed']);
-      expect(server.stats().push).toEqual({ workers: 0, queued: 0, inFlight: 0 });
+      expect(server.stats().push).toEqual({ workers: 0, queued: 0, inFlight: 0, cachedTasks: 0 });
     } finally {
       await server.stop();
       await rx.close();
@@ -443,7 +443,7 @@ describe('graceful shutdown', () => {
       await server.stop();
       expect(logs.events('push.shutdown_dropped')).toEqual([expect.objectContaining({ deliveries: 2 })]);
       expect(statesOf(rx.bodiesOf(r.result.id))).toEqual(['working']);
-      expect(server.stats().push).toEqual({ workers: 0, queued: 0, inFlight: 0 });
+      expect(server.stats().push).toEqual({ workers: 0, queued: 0, inFlight: 0, cachedTasks: 0 });
       // The aborted attempt's connection is gone too.
       await eventually(() => (rx.inFlight === 0 ? true : undefined));
     } finally {
