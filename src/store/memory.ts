@@ -21,10 +21,13 @@ export class MemoryTaskStore implements TaskStore {
   private readonly rows = new Map<string, Row>();
   /** Task ids in ascending order (UUID v7 are created in order). */
   private readonly order: string[] = [];
-  /** Ids per state (for counts). */
-  private readonly byState = new Map<TaskState, Set<string>>();
-  /** Ids per context, ascending (a task never changes context). */
-  private readonly byContext = new Map<string, string[]>();
+  /** Tasks per state (for counts). */
+  private readonly stateCounts = new Map<TaskState, number>();
+  /**
+   * Ids per context, ascending (a task never changes context). Most contexts hold one task, so
+   * a lone id is kept as itself, not as an array (an array per task costs ~150 bytes).
+   */
+  private readonly byContext = new Map<string, string | string[]>();
   private readonly messages = new Map<string, string>();
   private readonly pushConfigs = new Map<string, StoredPushConfig[]>();
 
@@ -43,16 +46,21 @@ export class MemoryTaskStore implements TaskStore {
     const previous = this.rows.get(task.id);
     if (!previous) {
       insertOrdered(this.order, task.id);
-      let inContext = this.byContext.get(task.contextId);
-      if (!inContext) this.byContext.set(task.contextId, (inContext = []));
-      insertOrdered(inContext, task.id);
-    } else if (previous.state !== row.state) {
-      this.byState.get(previous.state)?.delete(task.id);
+      const inContext = this.byContext.get(task.contextId);
+      if (inContext === undefined) this.byContext.set(task.contextId, task.id);
+      else if (typeof inContext === 'string') this.byContext.set(task.contextId, inContext < task.id ? [inContext, task.id] : [task.id, inContext]);
+      else insertOrdered(inContext, task.id);
     }
-    let inState = this.byState.get(row.state);
-    if (!inState) this.byState.set(row.state, (inState = new Set()));
-    inState.add(task.id);
+    if (previous?.state !== row.state) {
+      if (previous) this.stateCounts.set(previous.state, (this.stateCounts.get(previous.state) ?? 1) - 1);
+      this.stateCounts.set(row.state, (this.stateCounts.get(row.state) ?? 0) + 1);
+    }
     this.rows.set(task.id, row);
+  }
+
+  private idsOfContext(contextId: string): readonly string[] {
+    const ids = this.byContext.get(contextId);
+    return ids === undefined ? [] : typeof ids === 'string' ? [ids] : ids;
   }
 
   async listTasks(query: TaskListQuery): Promise<TaskPage> {
@@ -61,7 +69,7 @@ export class MemoryTaskStore implements TaskStore {
       (query.status === undefined || row.state === query.status) &&
       (after === undefined || Date.parse(row.statusTimestamp) >= after);
     // Walk the context's ids when filtering by context, else all ids; both ascending.
-    const source = query.contextId === undefined ? this.order : (this.byContext.get(query.contextId) ?? []);
+    const source = query.contextId === undefined ? this.order : this.idsOfContext(query.contextId);
 
     const tasks: Task[] = [];
     let lastId: string | undefined;
@@ -83,7 +91,7 @@ export class MemoryTaskStore implements TaskStore {
   private count(query: TaskListQuery, source: readonly string[], matches: (row: Row) => boolean): number {
     if (query.statusTimestampAfter === undefined) {
       if (query.contextId === undefined) {
-        return query.status === undefined ? this.rows.size : (this.byState.get(query.status)?.size ?? 0);
+        return query.status === undefined ? this.rows.size : (this.stateCounts.get(query.status) ?? 0);
       }
       if (query.status === undefined) return source.length;
     }
@@ -92,9 +100,11 @@ export class MemoryTaskStore implements TaskStore {
     return n;
   }
 
+  /** Start-up recovery only: one walk is fine. */
   async tasksInStates(states: readonly TaskState[]): Promise<Task[]> {
+    const wanted = new Set(states);
     const out: Task[] = [];
-    for (const state of states) for (const id of this.byState.get(state) ?? []) out.push(JSON.parse((this.rows.get(id) as Row).json) as Task);
+    for (const row of this.rows.values()) if (wanted.has(row.state)) out.push(JSON.parse(row.json) as Task);
     return out;
   }
 
