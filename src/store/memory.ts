@@ -8,11 +8,16 @@ import type { PushNotificationConfig, Task, TaskState } from '../protocol/schema
 import type { TaskListQuery, TaskPage, TaskStore } from './types.js';
 
 interface Row {
-  contextId: string;
   state: TaskState;
   statusTimestamp: string;
-  json: string;
+  /**
+   * The task as UTF-8 JSON outside the V8 heap: small Buffers come from Node's shared pool, so
+   * a stored task costs its bytes and a small handle, and the garbage collector never walks it.
+   */
+  json: Buffer;
 }
+
+const parse = (row: Row): Task => JSON.parse(row.json.toString('utf8')) as Task;
 
 type StoredPushConfig = PushNotificationConfig & { id: string };
 
@@ -33,15 +38,14 @@ export class MemoryTaskStore implements TaskStore {
 
   async getTask(id: string): Promise<Task | undefined> {
     const row = this.rows.get(id);
-    return row ? (JSON.parse(row.json) as Task) : undefined;
+    return row ? parse(row) : undefined;
   }
 
   async saveTask(task: Task): Promise<void> {
     const row: Row = {
-      contextId: task.contextId,
       state: task.status.state,
       statusTimestamp: task.status.timestamp,
-      json: JSON.stringify(task),
+      json: Buffer.from(JSON.stringify(task), 'utf8'),
     };
     const previous = this.rows.get(task.id);
     if (!previous) {
@@ -82,7 +86,7 @@ export class MemoryTaskStore implements TaskStore {
         lastId = tasks[tasks.length - 1]?.id;
         break;
       }
-      tasks.push(JSON.parse(row.json) as Task);
+      tasks.push(parse(row));
     }
     return { tasks, totalSize: this.count(query, source, matches), ...(lastId !== undefined ? { lastId } : {}) };
   }
@@ -104,7 +108,7 @@ export class MemoryTaskStore implements TaskStore {
   async tasksInStates(states: readonly TaskState[]): Promise<Task[]> {
     const wanted = new Set(states);
     const out: Task[] = [];
-    for (const row of this.rows.values()) if (wanted.has(row.state)) out.push(JSON.parse(row.json) as Task);
+    for (const row of this.rows.values()) if (wanted.has(row.state)) out.push(parse(row));
     return out;
   }
 
