@@ -1,5 +1,5 @@
 /**
- * In-memory TaskStore. Tasks are kept compactly as JSON strings next to a tiny index row, so a
+ * In-memory TaskStore. Tasks are kept compactly as UTF-8 JSON buffers next to a tiny index row, so a
  * store of 100k finished tasks costs little memory and listing filters never parse a task that
  * is not on the page. Counts per state and id lists per context keep `tasks/list` from walking
  * the whole store for its `totalSize`.
