@@ -1,0 +1,89 @@
+/**
+ * The memory event log on its own: numbering over a task's life, what `since` can and cannot
+ * tell, and when a log may be dropped.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { MemoryEventLog } from '../../src/runtime/event-log.js';
+import type { StreamEvent } from '../../src/protocol/schemas.js';
+import { eventually } from '../support/a2a.js';
+
+const status = (state: 'working' | 'input-required', final = false): StreamEvent => ({
+  kind: 'status-update',
+  taskId: 't',
+  contextId: 'c',
+  status: { state, timestamp: '2026-01-01T00:00:00Z' },
+  final,
+});
+
+describe('MemoryEventLog', () => {
+  let log: MemoryEventLog;
+  afterEach(() => log.dispose());
+
+  it('numbers a task’s events from its stored number on, whatever the log forgot', () => {
+    log = new MemoryEventLog(10, 0);
+    log.open('t', { afterSeq: 0, watched: false });
+    expect([log.append('t', status('working')), log.append('t', status('input-required', true))]).toEqual([1, 2]);
+    log.close('t');
+    expect(log.stats().logs).toBe(0);
+    // The next turn starts from the task's `_eventSeq`, not from 1.
+    log.open('t', { afterSeq: 2, watched: false });
+    expect(log.append('t', status('working'))).toBe(3);
+    // A lower stored number never takes the counter back.
+    log.open('t', { afterSeq: 1, watched: false });
+    expect(log.append('t', status('working'))).toBe(4);
+  });
+
+  it('since: every event after a number, [] when up to date, undefined when it cannot tell', () => {
+    log = new MemoryEventLog(3, 0);
+    log.open('t', { afterSeq: 0, watched: true });
+    for (let i = 0; i < 5; i++) log.append('t', status('working'));
+    expect(log.since('t', 2)?.map((e) => e.seq)).toEqual([3, 4, 5]);
+    expect(log.since('t', 5)).toEqual([]);
+    expect(log.since('t', 1)).toBeUndefined(); // 2 fell out of the ring
+    expect(log.since('t', 6)).toBeUndefined(); // not a number this log gave out
+    expect(log.since('other', 0)).toBeUndefined();
+    // Seeded past what it holds: the held events do not connect to the next ones.
+    log.open('t', { afterSeq: 9, watched: true });
+    expect(log.since('t', 5)).toBeUndefined();
+    expect(log.since('t', 9)).toEqual([]);
+  });
+
+  it('keeps a listened log past its retention, then drops it when the last listener leaves', async () => {
+    log = new MemoryEventLog(10, 5);
+    log.open('t', { afterSeq: 0, watched: true });
+    const seen: number[] = [];
+    const off = log.subscribe('t', (e) => seen.push(e.seq));
+    log.append('t', status('input-required', true));
+    log.close('t');
+    expect(log.stats()).toMatchObject({ logs: 1, retained: 1, held: 0 });
+    await eventually(() => (log.stats().held === 1 ? true : undefined));
+    expect(log.stats()).toMatchObject({ logs: 1, retained: 0, held: 1, subscribers: 1 });
+    // The next turn reaches the same listener.
+    log.open('t', { afterSeq: 1, watched: false });
+    log.append('t', status('working'));
+    expect(seen).toEqual([1, 2]);
+    log.close('t');
+    await eventually(() => (log.stats().held === 1 ? true : undefined));
+    off();
+    expect(log.stats().logs).toBe(0);
+  });
+
+  it('a subscriber of a task with no log leaves nothing behind', () => {
+    log = new MemoryEventLog(10, 1000);
+    const off = log.subscribe('paused', () => {});
+    expect(log.stats()).toMatchObject({ logs: 1, held: 1 });
+    off();
+    expect(log.stats()).toMatchObject({ logs: 0, subscribers: 0 });
+  });
+
+  it('an unwatched turn is dropped at once; discard drops even a watched one', () => {
+    log = new MemoryEventLog(10, 1000);
+    log.open('a', { afterSeq: 0, watched: false });
+    log.append('a', status('working'));
+    log.close('a');
+    log.open('b', { afterSeq: 0, watched: true });
+    log.append('b', status('working'));
+    log.close('b', { discard: true });
+    expect(log.stats().logs).toBe(0);
+  });
+});
