@@ -18,7 +18,7 @@
  * cut-off is paced by the client rather than cut off again.
  */
 import type { HttpResponse } from 'uWebSockets.js';
-import type { Logger } from '../log.js';
+import { errorFields, type Logger } from '../log.js';
 import type { StreamEvent } from '../protocol/schemas.js';
 import type { TaskFeed } from '../runtime/task-feed.js';
 
@@ -103,6 +103,10 @@ export class SseWriter {
       },
       end: () => this.finish(),
       fellBehind: () => this.cutOff('the client fell further behind than the event log can replay'),
+      fail: (err) => {
+        this.logger.error('sse.feed_failed', { taskId: this.taskId, lastEventId: this.lastSeq, ...errorFields(err) });
+        this.drop();
+      },
     });
     // The stream may have ended while the feed started (a client gone, a replay past the cap).
     if (this.ended) this.stopFeed();
@@ -166,9 +170,14 @@ export class SseWriter {
       limit: this.limits.maxBufferedBytes,
       reason,
     });
+    this.drop();
+  }
+
+  /** Closes the connection at once; uWS then runs onAborted, which finds us done. */
+  private drop(): void {
     this.stopStreaming();
+    if (this.done) return;
     this.over();
-    // Closes the socket at once; uWS then runs onAborted, which finds us done.
     this.res.close();
   }
 

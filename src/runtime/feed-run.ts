@@ -27,6 +27,8 @@ export interface FeedSink {
   end(): void;
   /** The client fell further behind than the log can replay: drop it, so it resumes. */
   fellBehind(): void;
+  /** The feed broke (a bug, or the store failed): log it and drop the client, so it resumes. */
+  fail(err: unknown): void;
 }
 
 const noop = (): void => {};
@@ -118,6 +120,12 @@ export class FeedRun {
     if (this.stopped) return;
     this.stop();
     this.sink.end();
+  }
+
+  fail(err: unknown): void {
+    if (this.stopped) return;
+    this.stop();
+    this.sink.fail(err);
   }
 
   stop(): void {

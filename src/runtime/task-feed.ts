@@ -58,14 +58,7 @@ async function attachCurrent(service: TaskService, taskId: string, run: FeedRun,
       if (!run.stopped) run.follow(seq, events.since(taskId, seq) ?? []);
       return;
     }
-    let stored: Task;
-    try {
-      stored = await service.getTask(taskId);
-    } catch {
-      // The server is closing (or the store failed): end the stream, the client may resubscribe.
-      run.finish();
-      return;
-    }
+    const stored = await service.getTask(taskId);
     if (run.stopped) return;
     if (service.liveTask(taskId) && attempt < MAX_SNAPSHOT_ATTEMPTS) continue;
     const seq = eventSeqOf(stored);
@@ -83,8 +76,8 @@ async function attachCurrent(service: TaskService, taskId: string, run: FeedRun,
 export async function openTurnFeed(service: TaskService, params: MessageSendParams): Promise<TaskFeed> {
   const started = await service.startTurn(params, 'stream');
   if (started.kind === 'existing') {
-    // The same messageId again: show the task it produced, following it if it still runs.
-    return openResubscribe(service, started.task.id, undefined, { allowTerminal: true });
+    // The same messageId again: show the task it produced, following its turn if it still runs.
+    return openResubscribe(service, started.task.id, undefined, { repeat: true });
   }
   const { live } = started;
   const events = service.events;
@@ -101,7 +94,8 @@ export async function openTurnFeed(service: TaskService, params: MessageSendPara
     taskId: live.id,
     start(sink) {
       const run = new FeedRun(events, live.id, sink);
-      void live.waitExposed().then(async (outcome) => {
+      const attach = async (): Promise<void> => {
+        const outcome = await live.waitExposed();
         if (run.stopped) return;
         if (outcome.kind === 'message') {
           release();
@@ -118,8 +112,10 @@ export async function openTurnFeed(service: TaskService, params: MessageSendPara
           // task as it stands, which holds everything the missing events carried.
           await attachCurrent(service, live.id, run, endsTurn);
         }
-        release();
-      });
+      };
+      attach()
+        .catch((err: unknown) => run.fail(err))
+        .finally(release);
       return () => {
         run.stop();
         release();
@@ -133,13 +129,14 @@ export async function openTurnFeed(service: TaskService, params: MessageSendPara
  * `tasks/{id}:subscribe`: the current task then live events until the final one, or with
  * `Last-Event-ID` every event after that id the log still holds, then live events (the
  * snapshot first when it no longer holds them all). A task in a terminal state is refused
- * unless the client resumes a stream and missed some of the task's last events.
+ * unless the client resumes a stream and missed some of the task's last events. `repeat`: a
+ * message:stream sent again, which shows its task in any state and ends where a turn ends.
  */
 export async function openResubscribe(
   service: TaskService,
   taskId: string,
   lastEventId: string | undefined,
-  opts: { allowTerminal?: boolean } = {},
+  opts: { repeat?: boolean } = {},
 ): Promise<TaskFeed> {
   const task = await service.getTask(taskId, 0);
   const events = service.events;
@@ -147,7 +144,7 @@ export async function openResubscribe(
   // A client resuming a stream it lost may still be owed the end of a finished task: the
   // missed events if the log holds them, else the final snapshot.
   const owed = resumeFrom !== undefined && resumeFrom < eventSeqOf(task);
-  if (isTerminal(task) && !opts.allowTerminal && !owed) {
+  if (isTerminal(task) && !opts.repeat && !owed) {
     throw a2aError('subscribeTerminal', `task is ${task.status.state}`);
   }
   return {
@@ -161,7 +158,7 @@ export async function openResubscribe(
       // An empty replay is trusted only from a client that saw everything the task held when
       // we checked: it was not terminal then, and it cannot end without a newer event.
       if (replay && (replay.length > 0 || !owed)) run.follow(resumeFrom ?? 0, replay);
-      else void attachCurrent(service, taskId, run, isTerminal);
+      else attachCurrent(service, taskId, run, opts.repeat ? endsTurn : isTerminal).catch((err: unknown) => run.fail(err));
       return () => run.stop();
     },
     cancel: noop,

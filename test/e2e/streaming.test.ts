@@ -117,6 +117,11 @@ describe('streaming', () => {
       const again = await (await streamMessage(server.url, transport, { message })).items;
       expect(again.map((i) => summarize(i.data))).toEqual(['task:completed']);
       expect(again[0]?.data.id).toBe(first[0]?.data.id);
+      // A task that waits for the client ends the repeated stream too, as its turn did.
+      const question = userMessage('ask again?');
+      await (await streamMessage(server.url, transport, { message: question })).items;
+      const repeated = await (await streamMessage(server.url, transport, { message: question })).items;
+      expect(repeated.map((i) => summarize(i.data))).toEqual(['task:input-required']);
     });
 
     it('subscribe mid-task: the task as it stands, then every later event until the final one', async () => {
