@@ -26,6 +26,7 @@ import {
   taskMachine,
   type TaskMachineEventType,
 } from '../../machines/task.machine.js';
+import { LocalCoordinator, type Coordinator } from '../cluster/coordinator.js';
 import { createAgentContext, type AgentContextDriver } from './agent-context.js';
 import { EVENT_SEQ_KEY, eventSeqOf, type TaskEventLog } from './event-log.js';
 import { LiveTask, type PersistMode, type TurnOutcome } from './live-task.js';
@@ -40,6 +41,12 @@ export interface TaskServiceOptions {
     'blockingTimeout' | 'cancelForceTimeout' | 'cancelGrace' | 'progressFlushInterval'
   >;
   logger: Logger;
+  /**
+   * Which replica runs which task, and cancel requests between replicas. Default: this process
+   * alone. `leaseTtl` (s) is how long a dead replica's tasks stay claimed.
+   */
+  coordinator?: Coordinator;
+  leaseTtl?: number;
   /** Stately inspector (or any observer) of every task actor. */
   inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
 }
@@ -51,7 +58,8 @@ export type TransitionListener = (task: Task) => void;
 export type SendResult = { kind: 'task'; task: Task } | { kind: 'message'; message: Message };
 export type StartedTurn = { kind: 'existing'; task: Task } | { kind: 'live'; live: LiveTask };
 
-const FAILED_ON_RESTART = 'The server stopped while this task was running; it was marked failed at start-up.';
+const FAILED_ON_RESTART = 'The server stopped while this task was running; it was marked failed.';
+const TASK_ELSEWHERE = 'the task is being continued on another replica';
 const HANDLER_FAILED = 'The agent failed while handling this task.';
 
 export class TaskService {
@@ -65,6 +73,8 @@ export class TaskService {
   private runningActors = 0;
   private initialized = false;
   private closed = false;
+  private readonly coordinator: Coordinator;
+  private sweeper: NodeJS.Timeout | undefined;
 
   constructor(private readonly opts: TaskServiceOptions) {
     this.machine = taskMachine.provide({
@@ -82,6 +92,12 @@ export class TaskService {
       },
       delays: { forceCancelTimeout: opts.settings.cancelForceTimeout * 1000 },
     });
+    this.coordinator = opts.coordinator ?? new LocalCoordinator();
+    // A cancel that landed on another replica reaches the handler running here.
+    this.coordinator.onCancelRequest((taskId) => {
+      const live = this.liveTask(taskId);
+      if (live?.accepts('CANCEL')) live.actor.send({ type: 'CANCEL' });
+    });
     this.driver = {
       agentEvent: (live, type, effect) => this.agentEvent(live, type, effect),
       addArtifact: (live, chunk, defaultId) => this.addArtifact(live, chunk, defaultId),
@@ -89,18 +105,50 @@ export class TaskService {
     };
   }
 
-  /** Start-up recovery: work interrupted by a crash is marked failed; paused tasks stay resumable. */
+  /**
+   * Start-up recovery, then (with several replicas) the same sweep every half lease: work whose
+   * replica is gone (nobody holds its lease) is marked failed; paused tasks stay resumable.
+   */
   async init(): Promise<{ recovered: number }> {
-    const stale = await this.opts.store.tasksInStates(['submitted', 'working']);
-    for (const task of stale) {
-      const timestamp = new Date().toISOString();
-      task.status = { state: 'failed', timestamp, message: agentMessage(FAILED_ON_RESTART, task.id, task.contextId) };
-      task.history = [...(task.history ?? []), task.status.message as Message];
-      this.transitionsOf(task).push({ state: 'failed', timestamp });
-      await this.opts.store.saveTask(task);
-    }
+    const recovered = await this.failOrphans();
     this.initialized = true;
-    return { recovered: stale.length };
+    if (!(this.coordinator instanceof LocalCoordinator)) {
+      const every = Math.max(100, ((this.opts.leaseTtl ?? 15) * 1000) / 2);
+      this.sweeper = setInterval(() => {
+        this.failOrphans().catch((err) => this.opts.logger.warn('runtime.orphan_sweep_failed', errorFields(err)));
+      }, every);
+      this.sweeper.unref();
+    }
+    return { recovered };
+  }
+
+  /** Marks failed every submitted/working task that no replica runs any more. */
+  private async failOrphans(): Promise<number> {
+    let failed = 0;
+    for (const candidate of await this.opts.store.tasksInStates(['submitted', 'working'])) {
+      if (this.live.has(candidate.id) || (await this.coordinator.isOwned(candidate.id))) continue;
+      if (!(await this.coordinator.acquire(candidate.id))) continue;
+      try {
+        // Read again under the lease: another replica may have finished it meanwhile.
+        const task = await this.opts.store.getTask(candidate.id);
+        if (!task || (task.status.state !== 'submitted' && task.status.state !== 'working')) continue;
+        this.markFailed(task, FAILED_ON_RESTART);
+        await this.opts.store.saveTask(task);
+        this.opts.logger.warn('runtime.orphan_failed', { taskId: task.id });
+        failed++;
+      } finally {
+        await this.coordinator.release(candidate.id);
+      }
+    }
+    return failed;
+  }
+
+  private markFailed(task: Task, reason: string): void {
+    const timestamp = new Date().toISOString();
+    const message = agentMessage(reason, task.id, task.contextId);
+    task.status = { state: 'failed', timestamp, message };
+    task.history = [...(task.history ?? []), message];
+    this.transitionsOf(task).push({ state: 'failed', timestamp });
   }
 
   get ready(): boolean {
@@ -176,6 +224,7 @@ export class TaskService {
     };
     const live = new LiveTask(task, stored, { firstTurn: true, mode });
     await this.registerInlinePush(taskId, params);
+    await this.coordinator.acquire(taskId);
     this.admit(live, scope, message.messageId);
     // A non-blocking send hands the task id out before the handler runs: the task exists from
     // now on, and a direct reply can no longer replace it (it completes it instead).
@@ -193,15 +242,29 @@ export class TaskService {
     knownTaskId: string | undefined,
   ): Promise<StartedTurn> {
     const message = params.message;
-    const task = await this.findTask(taskId);
-    if (!task) throw a2aError('taskNotFound', taskId);
-    if (message.contextId && message.contextId !== task.contextId) throw a2aError('contextMismatch');
-    if (knownTaskId === taskId) return { kind: 'existing', task };
-    const state = task.status.state;
-    if (isTerminalState(state)) throw a2aError('taskTerminal', `task is ${state}`);
-    if (!isInterruptedState(state) || this.live.has(taskId)) throw a2aError('taskNotAcceptingMessages', `task is ${state}`);
-    await this.registerInlinePush(taskId, params);
+    const found = await this.findTask(taskId);
+    if (!found) throw a2aError('taskNotFound', taskId);
+    if (message.contextId && message.contextId !== found.contextId) throw a2aError('contextMismatch');
+    if (knownTaskId === taskId) return { kind: 'existing', task: found };
+    this.assertAcceptsMessages(found);
     if (this.live.has(taskId)) throw a2aError('taskNotAcceptingMessages', 'task is working');
+    // Exactly one replica continues a paused task: the one that takes its lease.
+    if (!(await this.coordinator.acquire(taskId))) throw a2aError('taskNotAcceptingMessages', TASK_ELSEWHERE);
+    let task: Task;
+    try {
+      // Read again under the lease: another replica may have continued it meanwhile.
+      const fresh = await this.opts.store.getTask(taskId);
+      if (!fresh) throw a2aError('taskNotFound', taskId);
+      this.assertAcceptsMessages(fresh);
+      if (this.live.has(taskId)) throw a2aError('taskNotAcceptingMessages', 'task is working');
+      await this.registerInlinePush(taskId, params);
+      if (this.live.has(taskId)) throw a2aError('taskNotAcceptingMessages', 'task is working');
+      task = fresh;
+    } catch (err) {
+      await this.coordinator.release(taskId);
+      throw err;
+    }
+    const state = task.status.state;
     const stored: Message = { ...message, taskId, contextId: task.contextId };
     (task.history ??= []).push(stored);
     const live = new LiveTask(task, stored, { firstTurn: false, mode });
@@ -212,6 +275,13 @@ export class TaskService {
     if (mode === 'stream') live.initialSnapshot = taskView(task);
     live.actor.send({ type: 'FOLLOW_UP' });
     return { kind: 'live', live };
+  }
+
+  /** Only a task paused in input-required or auth-required takes a message (spec rules 1 and 2). */
+  private assertAcceptsMessages(task: Task): void {
+    const state = task.status.state;
+    if (isTerminalState(state)) throw a2aError('taskTerminal', `task is ${state}`);
+    if (!isInterruptedState(state)) throw a2aError('taskNotAcceptingMessages', `task is ${state}`);
   }
 
   private admit(live: LiveTask, scope: string, messageId: string): void {
@@ -400,6 +470,9 @@ export class TaskService {
       this.opts.logger.error('store.write_failed', { taskId: live.id, state: live.task.status.state, ...errorFields(err) });
     }
     this.release(live);
+    await this.coordinator.release(live.id).catch((err) =>
+      this.opts.logger.warn('runtime.lease_release_failed', { taskId: live.id, ...errorFields(err) }),
+    );
     // Paused tasks too: their events stay replayable for a while, and `_eventSeq` numbers the next turn.
     this.opts.events.close(live.id);
     live.finish({ kind: 'task' });
@@ -473,13 +546,18 @@ export class TaskService {
       if (isTerminalState(state)) throw a2aError('taskNotCancelable', `task is ${state}`);
       live = this.liveTask(id);
       if (!live) {
+        if (!isInterruptedState(state) || !(await this.coordinator.acquire(id))) return this.cancelElsewhere(task);
         // Paused in the store: wake its machine just to cancel it.
-        const last = task.history?.at(-1);
-        if (!last) throw a2aError('internal', 'task has no history');
-        live = new LiveTask(task, last, { firstTurn: false, mode: 'progress' });
+        const fresh = await this.opts.store.getTask(id);
+        const last = fresh?.history?.at(-1);
+        if (!fresh || !last || !isInterruptedState(fresh.status.state) || this.live.has(id)) {
+          await this.coordinator.release(id);
+          return this.cancelTask(id);
+        }
+        live = new LiveTask(fresh, last, { firstTurn: false, mode: 'progress' });
         live.exposed = true;
         this.live.set(id, live);
-        this.startActor(live, state);
+        this.startActor(live, fresh.status.state);
       }
     }
     live.expose();
@@ -487,6 +565,45 @@ export class TaskService {
     // A cooperative handler settles quickly; give it a short grace so the answer says `canceled`.
     await this.waitFor(live.settled, this.opts.settings.cancelGrace * 1000);
     return taskView(live.task);
+  }
+
+  /**
+   * The task runs on another replica: ask it to cancel, and wait a short grace for the answer.
+   * If that replica is gone, the force-cancel timeout still ends the task: once it has passed
+   * with nobody holding the lease, the task is marked canceled here.
+   */
+  private async cancelElsewhere(task: Task): Promise<Task> {
+    await this.coordinator.requestCancel(task.id);
+    const settled = (t: Task | undefined) => !t || isTerminalState(t.status.state) || isInterruptedState(t.status.state);
+    const graceEnd = Date.now() + this.opts.settings.cancelGrace * 1000;
+    let current: Task | undefined = task;
+    while (Date.now() < graceEnd) {
+      await new Promise((r) => setTimeout(r, 50));
+      current = await this.opts.store.getTask(task.id);
+      if (settled(current)) return current ? taskView(current) : taskView(task);
+    }
+    const forceAt = Date.now() + this.opts.settings.cancelForceTimeout * 1000;
+    void this.forceCancelOrphan(task.id, forceAt).catch((err) =>
+      this.opts.logger.warn('runtime.force_cancel_failed', { taskId: task.id, ...errorFields(err) }),
+    );
+    return taskView(current ?? task);
+  }
+
+  private async forceCancelOrphan(taskId: string, at: number): Promise<void> {
+    const timer = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
+    await timer(Math.max(0, at - Date.now()));
+    if (this.closed || this.live.has(taskId) || (await this.coordinator.isOwned(taskId))) return;
+    if (!(await this.coordinator.acquire(taskId))) return;
+    try {
+      const task = await this.opts.store.getTask(taskId);
+      if (!task || isTerminalState(task.status.state)) return;
+      const timestamp = new Date().toISOString();
+      task.status = { state: 'canceled', timestamp };
+      this.transitionsOf(task).push({ state: 'canceled', timestamp });
+      await this.opts.store.saveTask(task);
+    } finally {
+      await this.coordinator.release(taskId);
+    }
   }
 
   // ---------------------------------------------------------------- helpers
@@ -509,6 +626,7 @@ export class TaskService {
   /** Stops every actor; running tasks stay `working` in the store and fail at the next start. */
   async close(): Promise<void> {
     this.closed = true;
+    if (this.sweeper) clearInterval(this.sweeper);
     for (const live of [...this.live.values()]) {
       live.abortTurn();
       this.release(live);
