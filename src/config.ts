@@ -24,6 +24,13 @@ export const SettingsSchema = z.object({
   port: z.coerce.number().int().min(0).max(65535).default(8080),
   /** `memory`, `sqlite:<path>` (or a path ending in .db/.sqlite). */
   store: z.string().default('sqlite:./data/a2actor.db'),
+  /**
+   * `memory` (one process), or `redis://…`: the event log, task leases and cancel signals that
+   * several replicas share.
+   */
+  events: z.string().regex(/^(memory|rediss?:\/\/.+)$/, 'use "memory" or "redis://host:port"').default('memory'),
+  /** Seconds a task stays claimed by a replica that stopped renewing (died). */
+  leaseTtl: num.positive().default(15),
   debug: bool.default(false),
   inspect: bool.default(false),
   /** WebSocket receiver of the Stately inspector's events (README "Stately inspector"). */

@@ -15,6 +15,8 @@ import { PushDispatcher, type PushStats } from './push/dispatcher.js';
 import { MemoryEventLog, type TaskEventLog } from './runtime/event-log.js';
 import { TaskService } from './runtime/task-service.js';
 import { openStore } from './store/open.js';
+import { openCoordinator } from './cluster/open.js';
+import type { Coordinator } from './cluster/coordinator.js';
 import type { TaskStore } from './store/types.js';
 
 export interface CreateServerOptions extends Partial<SettingsInput> {
@@ -23,6 +25,8 @@ export interface CreateServerOptions extends Partial<SettingsInput> {
   taskStore?: TaskStore;
   /** An event log instead of the in-memory one. */
   eventLog?: TaskEventLog;
+  /** A coordinator instead of the one the `events` setting names. */
+  coordinator?: Coordinator;
   logger?: Logger;
   /** Environment to read SERVICE_* settings from (default: process.env). */
   env?: NodeJS.ProcessEnv;
@@ -55,7 +59,7 @@ export interface A2AServer {
 }
 
 export async function createServer(options: CreateServerOptions): Promise<A2AServer> {
-  const { agent, taskStore, eventLog, logger: givenLogger, env, inspector, rawRoutes, ...overrides } = options;
+  const { agent, taskStore, eventLog, coordinator: givenCoordinator, logger: givenLogger, env, inspector, rawRoutes, ...overrides } = options;
   const settings = resolveSettings(overrides, env);
   const logger = givenLogger ?? createLogger(settings.logLevel);
   // The /chat page and the Stately inspector; an `inspector` given here wins over `inspect`.
@@ -63,6 +67,13 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
   const inspect = inspector ?? debug.inspect;
   const store = taskStore ?? (await openStore(settings.store));
   const events = eventLog ?? new MemoryEventLog(settings.eventReplay, settings.eventRetention * 1000);
+  let coordinator: Coordinator;
+  try {
+    coordinator = givenCoordinator ?? (await openCoordinator(settings.events, settings.leaseTtl, logger));
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
   const declared = agent.capabilities ?? {};
   const capabilities = {
     streaming: (declared.streaming ?? false) && settings.streaming,
@@ -70,7 +81,16 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
     stateTransitionHistory: declared.stateTransitionHistory ?? true,
   };
 
-  const service = new TaskService({ agent, store, events, settings, logger, ...(inspect ? { inspect } : {}) });
+  const service = new TaskService({
+    agent,
+    store,
+    events,
+    settings,
+    logger,
+    coordinator,
+    leaseTtl: settings.leaseTtl,
+    ...(inspect ? { inspect } : {}),
+  });
   const push = new PushConfigs(store);
   // Webhook delivery: every transition of an exposed task goes to the task's configs.
   const pushDelivery = capabilities.pushNotifications ? new PushDispatcher({ configs: push, settings, logger }) : undefined;
@@ -82,7 +102,12 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
     });
     service.onTransition((task) => pushDelivery.notify(task));
   }
-  const ops = createOperations({ service, push, card: { agent, capabilities, preferredTransport: settings.preferredTransport } });
+  const ops = createOperations({
+    service,
+    push,
+    card: { agent, capabilities, preferredTransport: settings.preferredTransport },
+    readiness: { store: () => store.ping?.() ?? Promise.resolve(), events: () => coordinator.ping() },
+  });
   const router = createRouter(ops, logger);
 
   const { recovered } = await service.init();
@@ -101,6 +126,7 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
     await service.close();
     debug.close();
     await pushDelivery?.close(0);
+    await coordinator.close();
     await store.close();
     throw err;
   }
@@ -110,6 +136,7 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
     url,
     agent: agent.card.name,
     store: store.description,
+    events: coordinator.description,
     uws: uwsIsNative ? 'native' : 'fallback',
     capabilities,
     recoveredTasks: recovered,
@@ -135,6 +162,7 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
         debug.close();
         // Queued webhook deliveries get a bounded grace period before the store goes away.
         await pushDelivery?.close(settings.shutdownGrace * 1000);
+        await coordinator.close();
         await store.close();
         logger.info('server.stopped', { url });
       })();

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * a2actor CLI: `a2actor serve <agent module> [--port N] [--host H] [--store memory|sqlite:<path>]
+ * a2actor CLI: `a2actor serve <agent module> [--port N] [--host H] [--store memory|sqlite:<path>|postgres://…] [--events memory|redis://…]
  * [--debug] [--inspect] [--inspect-url ws://host:port] [--log-level L]`. Every flag also has a
  * SERVICE_* variable; flags win.
  */
@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 import type { AgentDefinition } from '../agent.js';
 import { createServer } from '../server.js';
 
-const USAGE = `usage: a2actor serve <agent module> [--port N] [--host H] [--store memory|sqlite:<path>] [--debug] [--inspect] [--inspect-url ws://host:port] [--log-level debug|info|warn|error]`;
+const USAGE = `usage: a2actor serve <agent module> [--port N] [--host H] [--store memory|sqlite:<path>|postgres://…] [--events memory|redis://…] [--debug] [--inspect] [--inspect-url ws://host:port] [--log-level debug|info|warn|error]`;
 
 function isAgent(value: unknown): value is AgentDefinition {
   return typeof value === 'object' && value !== null && typeof (value as { handler?: unknown }).handler === 'function';
@@ -31,6 +31,7 @@ async function main(argv: string[]): Promise<void> {
       port: { type: 'string' },
       host: { type: 'string' },
       store: { type: 'string' },
+      events: { type: 'string' },
       debug: { type: 'boolean' },
       inspect: { type: 'boolean' },
       'inspect-url': { type: 'string' },
@@ -50,6 +51,7 @@ async function main(argv: string[]): Promise<void> {
     port: values.port,
     host: values.host,
     store: values.store,
+    events: values.events,
     debug: values.debug,
     inspect: values.inspect,
     inspectUrl: values['inspect-url'],

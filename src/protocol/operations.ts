@@ -30,7 +30,16 @@ export interface OperationsDeps {
   service: TaskService;
   card: CardOptions;
   push: PushConfigs;
+  /** Readiness checks by backend name; each throws when its backend is down. */
+  readiness?: Record<string, () => Promise<void>>;
 }
+
+export interface Readiness {
+  ready: boolean;
+  body: { status: 'ready' | 'unavailable'; checks: Record<string, string>; down?: string[] };
+}
+
+const READINESS_TIMEOUT_MS = 2000;
 
 const CARD_CACHE_LIMIT = 32;
 
@@ -158,6 +167,31 @@ export function createOperations(deps: OperationsDeps) {
         throw a2aError('pushConfigNotFound', params.pushNotificationConfigId);
       }
       return null;
+    },
+
+    /** `GET /v1/health/ready`: every backend answers, or 503 naming the ones that do not. */
+    async readiness(): Promise<Readiness> {
+      const entries = Object.entries(deps.readiness ?? {});
+      const results = await Promise.all(
+        entries.map(async ([name, check]) => {
+          let timer: NodeJS.Timeout | undefined;
+          const timeout = new Promise<never>((_, reject) => {
+            timer = setTimeout(() => reject(new Error('no answer in time')), READINESS_TIMEOUT_MS);
+          });
+          try {
+            await Promise.race([check(), timeout]);
+            return [name, 'ok'] as const;
+          } catch {
+            return [name, 'down'] as const;
+          } finally {
+            clearTimeout(timer);
+          }
+        }),
+      );
+      const checks = Object.fromEntries(results);
+      const down = results.filter(([, r]) => r !== 'ok').map(([n]) => n);
+      const ready = service.ready && down.length === 0;
+      return { ready, body: ready ? { status: 'ready', checks } : { status: 'unavailable', checks, down } };
     },
 
     health(): { status: string } {

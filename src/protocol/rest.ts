@@ -76,6 +76,14 @@ const ROUTES: { method: string; pattern: string[]; run: Route }[] = [
   },
   { method: 'GET', pattern: ['card'], run: (r, ops) => ok(ops.extendedCard(r.request, r.baseUrl)) },
   { method: 'GET', pattern: ['health'], run: async (_r, ops) => json(200, ops.health()) },
+  {
+    method: 'GET',
+    pattern: ['health', 'ready'],
+    run: async (_r, ops) => {
+      const r = await ops.readiness();
+      return json(r.ready ? 200 : 503, r.body);
+    },
+  },
 ];
 
 function match(pattern: string[], segments: string[]): { id: string; configId: string } | undefined {

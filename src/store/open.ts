@@ -6,7 +6,13 @@ import type { TaskStore } from './types.js';
 
 export async function openStore(spec: string): Promise<TaskStore> {
   if (spec === 'memory') return new MemoryTaskStore();
-  if (spec.startsWith('postgres://') || spec.startsWith('postgresql://')) return PostgresTaskStore.open({ connectionString: spec });
+  if (spec.startsWith('postgres://') || spec.startsWith('postgresql://')) {
+    // `?schema=name` keeps a2actor's tables in a schema of their own.
+    const url = new URL(spec);
+    const schema = url.searchParams.get('schema') ?? undefined;
+    url.searchParams.delete('schema');
+    return PostgresTaskStore.open({ connectionString: url.toString(), ...(schema ? { schema } : {}) });
+  }
   if (spec.startsWith('sqlite:')) return new SqliteTaskStore(spec.slice('sqlite:'.length) || './data/a2actor.db');
   if (/\.(db|sqlite3?)$/.test(spec)) return new SqliteTaskStore(spec);
   throw new Error(`unknown store "${spec}": use "memory", "sqlite:<path>" or "postgres://…"`);

@@ -45,5 +45,8 @@ export interface TaskStore {
   listPushConfigs(taskId: string): Promise<(PushNotificationConfig & { id: string })[]>;
   deletePushConfig(taskId: string, configId: string): Promise<boolean>;
 
+  /** Readiness: throws when the store cannot be reached (stores that cannot fail omit it). */
+  ping?(): Promise<void>;
+
   close(): Promise<void>;
 }

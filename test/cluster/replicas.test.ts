@@ -1,0 +1,119 @@
+/**
+ * Several replicas as one service: two CLI processes on two ports, one PostgreSQL (a schema of
+ * their own) and one Redis. Every request works whichever replica it lands on.
+ */
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { client, eventually, restCall, userMessage, type Json } from '../support/a2a.js';
+import { spawnServer, type ServerProcess } from '../support/process.js';
+
+const PG_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const schema = `a2actor_replicas_${process.pid}_${Date.now() % 100000}`;
+const LEASE_TTL = '2';
+
+const replica = () =>
+  spawnServer(['examples/scenario-agent.ts', '--store', `${PG_URL}?schema=${schema}`, '--events', REDIS_URL], {
+    SERVICE_LEASE_TTL: LEASE_TTL,
+    SERVICE_CANCEL_FORCE_TIMEOUT: '2',
+  });
+
+describe('two replicas on PostgreSQL and Redis', () => {
+  let a: ServerProcess;
+  let b: ServerProcess;
+  const extra: ServerProcess[] = [];
+  beforeAll(async () => {
+    a = await replica();
+    b = await replica();
+  });
+  afterAll(async () => {
+    for (const p of [a, b, ...extra]) if (p && p.child.exitCode === null) await p.kill('SIGKILL');
+    const c = new pg.Client({ connectionString: PG_URL });
+    await c.connect();
+    await c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    await c.end();
+  });
+
+  it('both are ready: store and event backend answer', async () => {
+    for (const r of [a, b]) {
+      const ready = await restCall(r.url, 'GET', '/v1/health/ready');
+      expect(ready).toMatchObject({ status: 200, result: { status: 'ready', checks: { store: 'ok', events: 'ok' } } });
+    }
+  });
+
+  it('an ask on A and the follow-up on B complete the same task', async () => {
+    const first = await client(a.url, 'jsonrpc').send({ message: userMessage('ask where?') });
+    expect(first.result.status.state).toBe('input-required');
+    const done = await client(b.url, 'rest').send({ message: userMessage('here', { taskId: first.result.id }) });
+    expect(done.result.id).toBe(first.result.id);
+    expect(done.result.status.state).toBe('completed');
+    expect(done.result.artifacts[0].parts[0].text).toBe('got: here');
+    const seenOnA = await client(a.url, 'rest').get(first.result.id);
+    expect(seenOnA.result.status.state).toBe('completed');
+  });
+
+  it('tasks/list on either replica shows both replicas’ tasks with the same pages', async () => {
+    const onA = await client(a.url, 'rest').send({ message: userMessage('echo from a') });
+    const contextId = onA.result.contextId;
+    const ids = [onA.result.id];
+    for (let i = 0; i < 5; i++) {
+      const target = i % 2 ? a : b;
+      const r = await client(target.url, 'jsonrpc').send({ message: userMessage(`echo ${i}`, { contextId }) });
+      ids.push(r.result.id);
+    }
+    const pagesFrom = async (url: string) => {
+      const seen: string[] = [];
+      let token = '';
+      for (let i = 0; i < 10; i++) {
+        const page = await client(url, 'rest').list({ contextId, pageSize: 2, ...(token ? { pageToken: token } : {}) });
+        expect(page.result.totalSize).toBe(6);
+        seen.push(...page.result.tasks.map((t: Json) => t.id));
+        token = page.result.nextPageToken;
+        if (!token) break;
+      }
+      return seen;
+    };
+    const viaA = await pagesFrom(a.url);
+    expect(viaA).toEqual(ids.slice().reverse());
+    // A page token from one replica works on the other.
+    const first = await client(a.url, 'rest').list({ contextId, pageSize: 2 });
+    const second = await client(b.url, 'rest').list({ contextId, pageSize: 2, pageToken: first.result.nextPageToken });
+    expect(second.result.tasks.map((t: Json) => t.id)).toEqual(viaA.slice(2, 4));
+    expect(await pagesFrom(b.url)).toEqual(viaA);
+  });
+
+  it('a cancel on B cancels the task running on A', async () => {
+    const running = await client(a.url, 'jsonrpc').send({ message: userMessage('slow 60000'), configuration: { blocking: false } });
+    await eventually(async () => {
+      const g = await client(b.url, 'rest').get(running.result.id);
+      return g.status === 200 && g.result.status.state === 'working' ? true : undefined;
+    });
+    const canceled = await client(b.url, 'rest').cancel(running.result.id);
+    expect(canceled.status).toBe(200);
+    expect(canceled.result.status.state).toBe('canceled');
+    const onA = await client(a.url, 'rest').get(running.result.id);
+    expect(onA.result.status.state).toBe('canceled');
+  });
+
+  it('after A is killed, B fails A’s running task once its lease expires, and continues A’s paused task', async () => {
+    const c = await replica();
+    extra.push(c);
+    const paused = await client(c.url, 'jsonrpc').send({ message: userMessage('ask still there?') });
+    const running = await client(c.url, 'jsonrpc').send({ message: userMessage('slow 60000'), configuration: { blocking: false } });
+    await eventually(async () => {
+      const g = await client(b.url, 'rest').get(running.result.id);
+      return g.status === 200 && g.result.status.state === 'working' ? true : undefined;
+    });
+    await c.kill('SIGKILL');
+
+    const failed = await eventually(async () => {
+      const g = await client(b.url, 'rest').get(running.result.id);
+      return g.result.status.state === 'failed' ? g.result : undefined;
+    }, 15_000, 200);
+    expect(failed.status.message.parts[0].text).toMatch(/marked failed/);
+
+    const continued = await client(b.url, 'rest').send({ message: userMessage('yes', { taskId: paused.result.id }) });
+    expect(continued.result.status.state).toBe('completed');
+    expect(continued.result.id).toBe(paused.result.id);
+  });
+});
