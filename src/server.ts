@@ -15,7 +15,7 @@ import { PushDispatcher, type PushStats } from './push/dispatcher.js';
 import { MemoryEventLog, type TaskEventLog } from './runtime/event-log.js';
 import { TaskService } from './runtime/task-service.js';
 import { openStore } from './store/open.js';
-import { openCoordinator } from './cluster/open.js';
+import { openCoordinator, openEventLog } from './cluster/open.js';
 import type { Coordinator } from './cluster/coordinator.js';
 import type { TaskStore } from './store/types.js';
 
@@ -66,7 +66,10 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
   const debug = await setupDebug({ ...settings, inspect: settings.inspect && !inspector }, logger);
   const inspect = inspector ?? debug.inspect;
   const store = taskStore ?? (await openStore(settings.store));
-  const events = eventLog ?? new MemoryEventLog(settings.eventReplay, settings.eventRetention * 1000);
+  const events = eventLog ?? (await openEventLog(settings, logger).catch(async (err: unknown) => {
+    await store.close();
+    throw err;
+  }));
   let coordinator: Coordinator;
   try {
     coordinator = givenCoordinator ?? (await openCoordinator(settings.events, settings.leaseTtl, logger));
@@ -106,7 +109,10 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
     service,
     push,
     card: { agent, capabilities, preferredTransport: settings.preferredTransport },
-    readiness: { store: () => store.ping?.() ?? Promise.resolve(), events: () => coordinator.ping() },
+    readiness: {
+      store: () => store.ping?.() ?? Promise.resolve(),
+      events: () => Promise.all([coordinator.ping(), events.ping?.()]).then(() => undefined),
+    },
   });
   const router = createRouter(ops, logger);
 

@@ -1,5 +1,8 @@
-/** The coordination backend named by the `events` setting. */
+/** The coordination backend and the event log named by the `events` setting. */
+import type { Settings } from '../config.js';
 import type { Logger } from '../log.js';
+import { MemoryEventLog, type TaskEventLog } from '../runtime/event-log.js';
+import { RedisEventLog } from './redis-event-log.js';
 import { LocalCoordinator, type Coordinator } from './coordinator.js';
 import { RedisCoordinator } from './redis-coordinator.js';
 
@@ -15,5 +18,20 @@ export async function openCoordinator(events: string, leaseTtlSeconds: number, l
       lastReport = Date.now();
       logger.warn('redis.unavailable', { error: err.message });
     },
+  });
+}
+
+export async function openEventLog(
+  settings: Pick<Settings, 'events' | 'eventReplay' | 'eventRetention'>,
+  logger: Logger,
+): Promise<TaskEventLog> {
+  const local = new MemoryEventLog(settings.eventReplay, settings.eventRetention * 1000);
+  if (settings.events === 'memory') return local;
+  return RedisEventLog.open({
+    url: settings.events,
+    local,
+    capacity: settings.eventReplay,
+    retentionMs: settings.eventRetention * 1000,
+    logger,
   });
 }

@@ -63,6 +63,14 @@ export interface TaskEventLog {
   close(taskId: string, opts?: { discard?: boolean }): void;
   stats(): EventLogStats;
   dispose(): void;
+  /**
+   * Makes a task's events readable here although another replica may run it (logs shared
+   * through a backend); resolves once what the backend holds is loaded, and keeps following
+   * until the returned release is called. Logs that live in this process only omit it.
+   */
+  prepare?(taskId: string): Promise<() => void>;
+  /** Readiness: throws when the backend cannot be reached (logs in this process omit it). */
+  ping?(): Promise<void>;
 }
 
 interface Log {
@@ -185,6 +193,11 @@ export class MemoryEventLog implements TaskEventLog {
   private drop(taskId: string, log: Log): void {
     this.cancelExpiry(log);
     if (this.logs.get(taskId) === log) this.logs.delete(taskId);
+  }
+
+  /** Whether anyone listens to the task's events here. */
+  hasListeners(taskId: string): boolean {
+    return (this.logs.get(taskId)?.listeners.size ?? 0) > 0;
   }
 
   stats(): EventLogStats {

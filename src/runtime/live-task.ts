@@ -35,6 +35,10 @@ export class LiveTask {
   closed = false;
   flushTimer: NodeJS.Timeout | undefined;
   mode: PersistMode;
+  /** This task's store writes, one after another (TaskService.write). */
+  writes: Promise<void> = Promise.resolve();
+  /** The one write that makes a running task findable by other replicas (see ensureVisible). */
+  visibleWrite: Promise<void> | undefined;
   /** The task as it was when submitted: the first event of a `message:stream` (stream mode only). */
   initialSnapshot: Task | undefined;
 

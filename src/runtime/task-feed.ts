@@ -102,6 +102,9 @@ export async function openTurnFeed(service: TaskService, params: MessageSendPara
           run.message(outcome.message);
           return;
         }
+        // The first event gives the client the task id: other replicas must find it by then.
+        await service.ensureVisible(live);
+        if (run.stopped) return;
         const seq = eventSeqOf(initial);
         const replay = events.since(live.id, seq);
         if (replay) {
@@ -138,13 +141,22 @@ export async function openResubscribe(
   lastEventId: string | undefined,
   opts: { repeat?: boolean } = {},
 ): Promise<TaskFeed> {
-  const task = await service.getTask(taskId, 0);
   const events = service.events;
+  // With replicas, the task may run elsewhere: bring its events here first (a no-op otherwise).
+  const release = (await events.prepare?.(taskId)) ?? noop;
+  let task: Task;
+  try {
+    task = await service.getTask(taskId, 0);
+  } catch (err) {
+    release();
+    throw err;
+  }
   const resumeFrom = parseEventId(lastEventId);
   // A client resuming a stream it lost may still be owed the end of a finished task: the
   // missed events if the log holds them, else the final snapshot.
   const owed = resumeFrom !== undefined && resumeFrom < eventSeqOf(task);
   if (isTerminal(task) && !opts.repeat && !owed) {
+    release();
     throw a2aError('subscribeTerminal', `task is ${task.status.state}`);
   }
   return {
@@ -159,8 +171,11 @@ export async function openResubscribe(
       // we checked: it was not terminal then, and it cannot end without a newer event.
       if (replay && (replay.length > 0 || !owed)) run.follow(resumeFrom ?? 0, replay);
       else attachCurrent(service, taskId, run, opts.repeat ? endsTurn : isTerminal).catch((err: unknown) => run.fail(err));
-      return () => run.stop();
+      return () => {
+        run.stop();
+        release();
+      };
     },
-    cancel: noop,
+    cancel: release,
   };
 }

@@ -74,6 +74,8 @@ export class TaskService {
   private initialized = false;
   private closed = false;
   private readonly coordinator: Coordinator;
+  /** Several replicas share the store and the event log. */
+  private readonly clustered: boolean;
   private sweeper: NodeJS.Timeout | undefined;
 
   constructor(private readonly opts: TaskServiceOptions) {
@@ -93,6 +95,7 @@ export class TaskService {
       delays: { forceCancelTimeout: opts.settings.cancelForceTimeout * 1000 },
     });
     this.coordinator = opts.coordinator ?? new LocalCoordinator();
+    this.clustered = !(this.coordinator instanceof LocalCoordinator);
     // A cancel that landed on another replica reaches the handler running here.
     this.coordinator.onCancelRequest((taskId) => {
       const live = this.liveTask(taskId);
@@ -188,13 +191,17 @@ export class TaskService {
     const { live } = started;
     if (params.configuration?.blocking === false) {
       live.expose();
-      return { kind: 'task', task: taskView(live.task, { historyLength }) };
+      const view = taskView(live.task, { historyLength });
+      await this.ensureVisible(live);
+      return { kind: 'task', task: view };
     }
     const outcome = await this.waitFor(live.waitTurnEnd(), this.opts.settings.blockingTimeout * 1000);
     if (outcome?.kind === 'message') return outcome;
     // Timed out (outcome undefined): the task is returned as it stands and keeps running.
     live.expose();
-    return { kind: 'task', task: taskView(live.task, { historyLength }) };
+    const view = taskView(live.task, { historyLength });
+    await this.ensureVisible(live);
+    return { kind: 'task', task: view };
   }
 
   /**
@@ -335,8 +342,8 @@ export class TaskService {
         live.pendingMessage = agentMessage(HANDLER_FAILED, live.id, live.task.contextId);
       }
     }
-    // After a terminal call the machine has already left `working` and ignores this.
-    if (!live.closed) live.actor.send({ type: settled });
+    // After a terminal call the machine has already left `working`: nothing to report.
+    if (live.accepts(settled)) live.actor.send({ type: settled });
   }
 
   private agentEvent(live: LiveTask, type: TaskMachineEventType, effect?: () => void): boolean {
@@ -451,11 +458,33 @@ export class TaskService {
       live.flushTimer = setTimeout(() => {
         live.flushTimer = undefined;
         if (live.ending || live.closed) return;
-        this.opts.store.saveTask(taskView(live.task)).catch((err) =>
-          this.opts.logger.error('store.progress_write_failed', { taskId: live.id, ...errorFields(err) }),
-        );
+        void this.write(live, taskView(live.task), 'store.progress_write_failed');
       }, this.opts.settings.progressFlushInterval * 1000);
     });
+  }
+
+  /**
+   * With replicas, a task is in the store before its id reaches any client, so a request that
+   * lands on another replica finds it (one write; a streamed task gets no other until its turn
+   * ends, spec rule 4). A single process serves its own running tasks from memory: no-op.
+   */
+  ensureVisible(live: LiveTask): Promise<void> {
+    if (!this.clustered || live.ending) return Promise.resolve();
+    live.visibleWrite ??= this.write(live, taskView(live.task), 'store.write_failed');
+    return live.visibleWrite;
+  }
+
+  /**
+   * Every write of one task goes through one chain: a store with a connection pool could
+   * otherwise commit an earlier progress write after the turn's final one.
+   */
+  private write(live: LiveTask, snapshot: Task, failure: string): Promise<void> {
+    live.writes = live.writes.then(() =>
+      this.opts.store.saveTask(snapshot).catch((err: unknown) => {
+        this.opts.logger.error(failure, { taskId: live.id, state: snapshot.status.state, ...errorFields(err) });
+      }),
+    );
+    return live.writes;
   }
 
   /** The turn ended (paused or terminal): one write of the full task, then the actor leaves. */
@@ -464,11 +493,7 @@ export class TaskService {
     live.ending = true;
     live.clearFlush();
     live.expose();
-    try {
-      await this.opts.store.saveTask(live.task);
-    } catch (err) {
-      this.opts.logger.error('store.write_failed', { taskId: live.id, state: live.task.status.state, ...errorFields(err) });
-    }
+    await this.write(live, live.task, 'store.write_failed');
     this.release(live);
     await this.coordinator.release(live.id).catch((err) =>
       this.opts.logger.warn('runtime.lease_release_failed', { taskId: live.id, ...errorFields(err) }),

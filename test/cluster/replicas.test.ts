@@ -6,6 +6,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, eventually, restCall, userMessage, type Json } from '../support/a2a.js';
 import { spawnServer, type ServerProcess } from '../support/process.js';
+import { openSse, type SseEvent } from '../support/sse.js';
 
 const PG_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -80,6 +81,45 @@ describe('two replicas on PostgreSQL and Redis', () => {
     const second = await client(b.url, 'rest').list({ contextId, pageSize: 2, pageToken: first.result.nextPageToken });
     expect(second.result.tasks.map((t: Json) => t.id)).toEqual(viaA.slice(2, 4));
     expect(await pagesFrom(b.url)).toEqual(viaA);
+  });
+
+  it('message:stream on A; a subscriber on B mid-task gets every later event, and a resume on B with Last-Event-ID gets exactly the missed ones', async () => {
+    const onA: SseEvent[] = [];
+    let firstWorkingOnA: () => void = () => {};
+    const working = new Promise<void>((resolve) => {
+      firstWorkingOnA = resolve;
+    });
+    const streamA = await openSse(`${a.url}/v1/message:stream`, {
+      body: { message: userMessage('slow 1200') },
+      onEvent: (e) => {
+        onA.push(e);
+        if (e.data.kind === 'status-update' && e.data.status.message) firstWorkingOnA();
+      },
+    });
+    await working;
+    const taskId: string = onA[0]?.data.id;
+    // Subscribe on B while the task runs on A.
+    const subB = await openSse(`${b.url}/v1/tasks/${taskId}:subscribe`);
+    expect(subB.status).toBe(200);
+    // And a client that saw A's stream up to some id resumes on B.
+    const resumeFrom = onA[2]?.id as string;
+    const resumeB = await openSse(`${b.url}/v1/tasks/${taskId}:subscribe`, { headers: { 'last-event-id': resumeFrom } });
+
+    const all = await streamA.events;
+    const fromB = await subB.events;
+    const resumed = await resumeB.events;
+    const last = all.at(-1);
+    expect(last?.data).toMatchObject({ kind: 'status-update', final: true, status: { state: 'completed' } });
+
+    // B's subscriber: the task first, then A's events after the snapshot's number, exactly.
+    expect(fromB[0]?.data.kind).toBe('task');
+    const snapshotSeq = Number(fromB[0]?.id);
+    const expectedLive = all.filter((e) => e.id !== undefined && Number(e.id) > snapshotSeq);
+    expect(fromB.slice(1)).toEqual(expectedLive);
+    expect(fromB.at(-1)?.data.final).toBe(true);
+
+    // The resume: exactly the events after the id it gave, nothing before, nothing twice.
+    expect(resumed).toEqual(all.filter((e) => Number(e.id) > Number(resumeFrom)));
   });
 
   it('a cancel on B cancels the task running on A', async () => {

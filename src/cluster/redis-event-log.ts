@@ -1,0 +1,213 @@
+/**
+ * The event log shared by replicas, on Redis Streams. The replica running a task keeps its
+ * events in the local MemoryEventLog (its own subscribers are served from memory, at once) and
+ * mirrors every event to the Stream `<prefix>:events:<task>` with the id `0-<seq>`, capped at
+ * SERVICE_EVENT_REPLAY entries, plus a notification on `<prefix>:ev:<task>`. Another replica
+ * that must serve a subscribe or a `Last-Event-ID` resume first `prepare`s the task: it loads
+ * the Stream into its own local log and follows the notifications while its clients listen, so
+ * the feeds read one local log either way and keep their no-gap, no-duplicate guarantees.
+ */
+import { Redis } from 'ioredis';
+import type { Logger } from '../log.js';
+import type { StreamEvent } from '../protocol/schemas.js';
+import type { EventListener, EventLogStats, LoggedEvent, MemoryEventLog, TaskEventLog } from '../runtime/event-log.js';
+
+export interface RedisEventLogOptions {
+  url: string;
+  local: MemoryEventLog;
+  /** Events kept per task (SERVICE_EVENT_REPLAY). */
+  capacity: number;
+  /** How long a finished turn's events stay in Redis (SERVICE_EVENT_RETENTION), ms. */
+  retentionMs: number;
+  logger: Logger;
+  prefix?: string;
+}
+
+/** A running turn's Stream expires after this even if its replica dies without closing it. */
+const ORPHAN_EXPIRY_MS = 24 * 60 * 60 * 1000;
+
+interface Mirror {
+  refs: number;
+  /** The initial load; later notifications wait for it. */
+  loaded: Promise<void>;
+  /** Serializes the reads of one task's Stream. */
+  reading: Promise<void>;
+}
+
+export class RedisEventLog implements TaskEventLog {
+  private readonly redis: Redis;
+  private readonly sub: Redis;
+  private readonly prefix: string;
+  /** Tasks whose turn runs in this process (this replica writes their Stream). */
+  private readonly ownTurns = new Set<string>();
+  private readonly mirrors = new Map<string, Mirror>();
+  private lastErrorLog = 0;
+
+  private constructor(private readonly opts: RedisEventLogOptions) {
+    this.prefix = opts.prefix ?? 'a2actor';
+    // Owner writes are fire-and-forget: with no offline queue they fail fast while Redis is
+    // down (logged) instead of piling up in memory.
+    this.redis = new Redis(opts.url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true });
+    this.sub = new Redis(opts.url, { maxRetriesPerRequest: 1, lazyConnect: true });
+    this.redis.on('error', (err: Error) => this.report(err));
+    this.sub.on('error', (err: Error) => this.report(err));
+    this.sub.on('message', (channel: string) => {
+      const taskId = channel.slice(`${this.prefix}:ev:`.length);
+      if (this.mirrors.has(taskId)) this.pull(taskId);
+    });
+  }
+
+  static async open(opts: RedisEventLogOptions): Promise<RedisEventLog> {
+    const log = new RedisEventLog(opts);
+    try {
+      await log.redis.connect();
+      await log.sub.connect();
+    } catch (err) {
+      log.redis.disconnect();
+      log.sub.disconnect();
+      throw err;
+    }
+    return log;
+  }
+
+  private streamKey(taskId: string): string {
+    return `${this.prefix}:events:${taskId}`;
+  }
+
+  private channel(taskId: string): string {
+    return `${this.prefix}:ev:${taskId}`;
+  }
+
+  private report(err: Error): void {
+    if (Date.now() - this.lastErrorLog < 5000) return;
+    this.lastErrorLog = Date.now();
+    this.opts.logger.warn('events.redis_error', { error: err.message });
+  }
+
+  // ---- the owner's side: local first, then mirrored to Redis
+
+  open(taskId: string, opts: { afterSeq: number; watched: boolean }): void {
+    this.ownTurns.add(taskId);
+    this.opts.local.open(taskId, opts);
+  }
+
+  append(taskId: string, event: StreamEvent): number {
+    const seq = this.opts.local.append(taskId, event);
+    if (this.ownTurns.has(taskId)) {
+      const key = this.streamKey(taskId);
+      this.redis
+        .multi()
+        .xadd(key, 'MAXLEN', '~', String(Math.max(1, this.opts.capacity)), `0-${seq}`, 'e', JSON.stringify(event))
+        .pexpire(key, ORPHAN_EXPIRY_MS)
+        .publish(this.channel(taskId), String(seq))
+        .exec()
+        .catch((err: Error) => this.report(err));
+    }
+    return seq;
+  }
+
+  close(taskId: string, opts: { discard?: boolean } = {}): void {
+    this.opts.local.close(taskId, opts);
+    if (!this.ownTurns.delete(taskId)) return;
+    const key = this.streamKey(taskId);
+    const done = opts.discard ? this.redis.del(key) : this.redis.pexpire(key, Math.max(1, this.opts.retentionMs));
+    done.catch((err: Error) => this.report(err));
+  }
+
+  // ---- reading: always from the local log
+
+  lastSeq(taskId: string): number {
+    return this.opts.local.lastSeq(taskId);
+  }
+
+  since(taskId: string, afterSeq: number): LoggedEvent[] | undefined {
+    return this.opts.local.since(taskId, afterSeq);
+  }
+
+  subscribe(taskId: string, listener: EventListener): () => void {
+    return this.opts.local.subscribe(taskId, listener);
+  }
+
+  // ---- another replica's task: load its Stream here and follow it while needed
+
+  async prepare(taskId: string): Promise<() => void> {
+    if (this.ownTurns.has(taskId)) return () => {};
+    let mirror = this.mirrors.get(taskId);
+    if (!mirror) {
+      const created: Mirror = { refs: 0, loaded: Promise.resolve(), reading: Promise.resolve() };
+      this.mirrors.set(taskId, created);
+      // Subscribe before the first read: an event added in between is read by the next pull.
+      created.loaded = this.sub.subscribe(this.channel(taskId)).then(() => this.read(taskId));
+      created.reading = created.loaded.catch(() => {});
+      mirror = created;
+    }
+    mirror.refs++;
+    const held = mirror;
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      if (--held.refs === 0) this.stopMirror(taskId, held);
+    };
+    try {
+      await mirror.loaded;
+    } catch (err) {
+      release();
+      throw err;
+    }
+    return release;
+  }
+
+  private pull(taskId: string): void {
+    const mirror = this.mirrors.get(taskId);
+    if (!mirror) return;
+    mirror.reading = mirror.reading.then(() => this.read(taskId)).catch((err: Error) => this.report(err));
+  }
+
+  /** Reads the Stream after the newest event the local log has, into the local log. */
+  private async read(taskId: string): Promise<void> {
+    if (this.ownTurns.has(taskId)) return;
+    const last = this.opts.local.lastSeq(taskId);
+    const entries = await this.redis.xrange(this.streamKey(taskId), last > 0 ? `(0-${last}` : '-', '+');
+    for (const [id, fields] of entries) {
+      const seq = Number(id.slice(2));
+      const raw = fields[1];
+      if (!Number.isSafeInteger(seq) || raw === undefined || this.ownTurns.has(taskId)) continue;
+      this.adopt(taskId, seq, JSON.parse(raw) as StreamEvent);
+    }
+  }
+
+  /** Puts an event with its owner's number into the local log (a gap restarts the ring). */
+  private adopt(taskId: string, seq: number, event: StreamEvent): void {
+    const local = this.opts.local;
+    const last = local.lastSeq(taskId);
+    if (seq <= last) return;
+    if (seq !== last + 1) local.open(taskId, { afterSeq: seq - 1, watched: true });
+    local.append(taskId, event);
+  }
+
+  private stopMirror(taskId: string, mirror: Mirror): void {
+    if (this.mirrors.get(taskId) !== mirror) return;
+    this.mirrors.delete(taskId);
+    this.sub.unsubscribe(this.channel(taskId)).catch((err: Error) => this.report(err));
+    // The mirrored events stay replayable here for the retention time, like the owner's.
+    if (!this.ownTurns.has(taskId)) this.opts.local.close(taskId);
+  }
+
+  stats(): EventLogStats & { mirrors: number } {
+    return { ...this.opts.local.stats(), mirrors: this.mirrors.size };
+  }
+
+  /** Readiness. */
+  async ping(): Promise<void> {
+    await this.redis.ping();
+  }
+
+  dispose(): void {
+    this.opts.local.dispose();
+    this.mirrors.clear();
+    this.ownTurns.clear();
+    this.sub.disconnect();
+    this.redis.disconnect();
+  }
+}
