@@ -1,10 +1,13 @@
 /**
- * `npm run bench [-- --quick | --help]`: a2actor against the @a2a-js/sdk peer and the raw uWS
- * ceiling, in one run, on this machine. Prints the table; writes the JSON to bench/results/.
+ * `npm run bench [-- --quick | --profile <workload> | --help]`: a2actor against the @a2a-js/sdk
+ * peer and the raw uWS ceiling, in one run, on this machine. Prints the table (and, with
+ * --profile, where the server's CPU went); writes the JSON to bench/results/.
  */
 import { fileURLToPath } from 'node:url';
+import { ROOT } from './lib/children.js';
 import { OptionsError, parseOptions, USAGE } from './lib/options.js';
-import { formatTable, writeReport } from './lib/report.js';
+import { formatProfile } from './lib/profile.js';
+import { formatTable, SERVER_LABEL, writeReport } from './lib/report.js';
 import { runSuite } from './lib/suite.js';
 
 const RESULTS_DIR = fileURLToPath(new URL('./results', import.meta.url));
@@ -25,8 +28,13 @@ async function main(): Promise<void> {
   }
   const report = await runSuite(options, (line) => process.stderr.write(`${line}\n`));
   process.stdout.write(`\n${formatTable(report)}\n`);
+  for (const profile of report.profiles ?? []) process.stdout.write(`\n${formatProfile(profile, SERVER_LABEL[profile.server], ROOT)}\n`);
   if (options.outDir) process.stdout.write(`report: ${writeReport(report, options.outDir)}\n`);
   if (report.rows.some((r) => r.outcome === 'failed')) process.exitCode = 1;
+  if (options.profile !== undefined && (report.profiles ?? []).length === 0) {
+    process.stderr.write(`bench: --profile ${options.profile}: no profile was summarized (did the workload run on the servers chosen?)\n`);
+    process.exitCode = 1;
+  }
 }
 
 main().catch((err: unknown) => {

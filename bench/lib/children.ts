@@ -3,15 +3,22 @@
  * and the load generator in another. All are forked with an IPC channel and die with it.
  */
 import { fork, type ChildProcess } from 'node:child_process';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { ServerBuild } from './build.js';
 import { cpuMicros, rssBytes } from './proc.js';
 import type { GeneratorCommand, GeneratorMessage, LoadResult, LoadSpec, ServerCommand, ServerKind, ServerMessage } from './types.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const entry = (path: string): string => fileURLToPath(new URL(`../${path}`, import.meta.url));
 
-/** Every child runs TypeScript through tsx, as `npm start` does; --expose-gc lets W5 settle the heap. */
-const EXEC_ARGV = ['--expose-gc', '--import', 'tsx'];
+/** --expose-gc lets W5 settle the heap. */
+const NODE_ARGV = ['--expose-gc'];
+/**
+ * The load generator, the peer and the raw server run their TypeScript entry through tsx: the
+ * peer's and the raw server's entries are thin wrappers over precompiled libraries, so tsx
+ * costs them nothing on the hot path. Our server runs the tsc build instead (bench/lib/build.ts).
+ */
+const TSX_ARGV = [...NODE_ARGV, '--import', 'tsx'];
 const START_TIMEOUT_MS = 30_000;
 const STOP_TIMEOUT_MS = 8_000;
 
@@ -26,8 +33,8 @@ function captureTail(child: ChildProcess): () => string {
   return () => tail;
 }
 
-function forkChild(path: string, args: string[]): ChildProcess {
-  return fork(entry(path), args, { cwd: ROOT, execArgv: EXEC_ARGV, stdio: ['ignore', 'pipe', 'pipe', 'ipc'], env: process.env });
+function forkChild(file: string, args: string[], execArgv: string[]): ChildProcess {
+  return fork(file, args, { cwd: ROOT, execArgv, stdio: ['ignore', 'pipe', 'pipe', 'ipc'], env: process.env });
 }
 
 /** Waits for the first IPC message that `pick` accepts, or fails on exit or timeout. */
@@ -74,21 +81,53 @@ export interface ServerProcess {
   pid: number;
   url: string;
   description: string;
+  /** How the process runs: the node command line, relative to the project root. */
+  runtime: string;
   /** Forces garbage collection in the server and reports its memory afterwards. */
   settle(): Promise<{ rssBytes: number; heapUsedBytes: number }>;
   stop(): Promise<void>;
 }
 
-const SERVER_ENTRIES: Record<ServerKind, { path: string; args: (sqlitePath: string) => string[] }> = {
-  raw: { path: 'servers/raw-uws.ts', args: () => [] },
-  memory: { path: 'servers/ours.ts', args: () => ['memory'] },
-  sqlite: { path: 'servers/ours.ts', args: (sqlitePath) => [`sqlite:${sqlitePath}`] },
-  peer: { path: 'servers/peer.ts', args: () => [] },
+interface ServerEntry {
+  /** The TypeScript entry, relative to the project root. */
+  source: string;
+  args: (sqlitePath: string) => string[];
+  /** Runs the tsc build under plain node (ours) rather than the source through tsx. */
+  compiled: boolean;
+}
+
+const SERVER_ENTRIES: Record<ServerKind, ServerEntry> = {
+  raw: { source: 'bench/servers/raw-uws.ts', args: () => [], compiled: false },
+  memory: { source: 'bench/servers/ours.ts', args: () => ['memory'], compiled: true },
+  sqlite: { source: 'bench/servers/ours.ts', args: (sqlitePath) => [`sqlite:${sqlitePath}`], compiled: true },
+  peer: { source: 'bench/servers/peer.ts', args: () => [], compiled: false },
 };
 
-export async function startServerProcess(kind: ServerKind, sqlitePath: string): Promise<ServerProcess> {
+/** Whether a server kind runs the tsc build, which must then be passed to startServerProcess. */
+export const needsBuild = (kind: ServerKind): boolean => SERVER_ENTRIES[kind].compiled;
+
+export interface ServerStartOptions {
+  /** The tsc build our server runs from; required for the kinds that need it. */
+  build?: ServerBuild | undefined;
+  /** Runs the server under `--cpu-prof`, writing the profile here when it exits. */
+  cpuProfileDir?: string | undefined;
+}
+
+export async function startServerProcess(kind: ServerKind, sqlitePath: string, options: ServerStartOptions = {}): Promise<ServerProcess> {
   const spec = SERVER_ENTRIES[kind];
-  const child = forkChild(spec.path, spec.args(sqlitePath));
+  const profile = options.cpuProfileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`];
+  let file: string;
+  let execArgv: string[];
+  if (spec.compiled) {
+    if (!options.build) throw new Error(`${kind} server: runs from the tsc build, and none was given`);
+    file = options.build.file(spec.source);
+    execArgv = [...NODE_ARGV, ...profile];
+  } else {
+    file = join(ROOT, spec.source);
+    execArgv = [...TSX_ARGV, ...profile];
+  }
+  const runtime = `node ${execArgv.map((a) => (a.startsWith('--cpu-prof-dir=') ? '--cpu-prof-dir=…' : a)).join(' ')} ${relative(ROOT, file)}`;
+  const child = forkChild(file, spec.args(sqlitePath), execArgv);
   const tail = captureTail(child);
   const pid = child.pid;
   let ready: { url: string; description: string };
@@ -109,6 +148,7 @@ export async function startServerProcess(kind: ServerKind, sqlitePath: string): 
   return {
     kind,
     pid: pid as number,
+    runtime,
     ...ready,
     settle() {
       const answer = nextMessage<ServerMessage, { rssBytes: number; heapUsedBytes: number }>(
@@ -127,6 +167,8 @@ export async function startServerProcess(kind: ServerKind, sqlitePath: string): 
 
 export interface Measured {
   result: LoadResult;
+  /** The window's edges on the monotonic clock (process.hrtime, in µs), as a CPU profile's timestamps are. */
+  window: { startMicros: number; endMicros: number };
   /** Server CPU (user + system) over the generator's window, microseconds. */
   serverCpuMicros: number;
   /** Server RSS at the end of the window, bytes. */
@@ -140,17 +182,23 @@ export interface GeneratorProcess {
 }
 
 export function startGenerator(): GeneratorProcess {
-  const child = forkChild('load/generator.ts', []);
+  const child = forkChild(join(ROOT, 'bench/load/generator.ts'), [], TSX_ARGV);
   const tail = captureTail(child);
   return {
     async run(spec, server) {
       let cpuAtStart = 0;
       let cpuAtEnd = 0;
       let rssAtEnd = 0;
+      const window = { startMicros: 0, endMicros: 0 };
+      const now = () => Number(process.hrtime.bigint() / 1000n);
       // Sampled when the generator announces each edge: /proc reads take microseconds.
       const onEdge = (m: GeneratorMessage) => {
-        if (m.type === 'window-start') cpuAtStart = cpuMicros(server.pid);
+        if (m.type === 'window-start') {
+          window.startMicros = now();
+          cpuAtStart = cpuMicros(server.pid);
+        }
         if (m.type === 'window-end') {
+          window.endMicros = now();
           cpuAtEnd = cpuMicros(server.pid);
           rssAtEnd = rssBytes(server.pid);
         }
@@ -169,7 +217,7 @@ export function startGenerator(): GeneratorProcess {
         child.send(command);
         const result = await answer;
         if (result instanceof Error) throw result;
-        return { result, serverCpuMicros: cpuAtEnd - cpuAtStart, serverRssBytes: rssAtEnd };
+        return { result, window, serverCpuMicros: cpuAtEnd - cpuAtStart, serverRssBytes: rssAtEnd };
       } finally {
         child.off('message', onEdge);
       }

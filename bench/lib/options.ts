@@ -21,6 +21,8 @@ export interface BenchOptions {
   workloads: WorkloadId[];
   /** Where the JSON report goes; undefined = nowhere. */
   outDir: string | undefined;
+  /** Runs the servers under --cpu-prof and summarizes this workload's window. */
+  profile: WorkloadId | undefined;
 }
 
 export const USAGE = `usage: npm run bench -- [options]
@@ -29,10 +31,15 @@ export const USAGE = `usage: npm run bench -- [options]
   --warmup <s>          unmeasured warm-up before each window (default 2, quick 0.25)
   --connections <n>     concurrent requests (default 64)
   --tasks <n>           tasks for W5 (and the store W8 lists) (default 100000, quick 3000)
-  --servers <list>      of ${SERVER_KINDS.join(',')} (default all)
+  --servers <list>      of ${SERVER_KINDS.join(',')} (default all; ours-memory, ours-sqlite also name ours)
   --workloads <list>    of ${WORKLOAD_IDS.join(',')} (default all)
+  --profile <workload>  run it with the server under --cpu-prof and print where the CPU went
+                        (servers default to memory, workloads to that one; no ceiling runs)
   --out <dir>           where the JSON report goes (default bench/results)
   --no-write            print the table only`;
+
+/** The names the table prints for our servers, accepted on the command line too. */
+const SERVER_ALIASES: Readonly<Record<string, ServerKind>> = { 'ours-memory': 'memory', 'ours-mem': 'memory', 'ours-sqlite': 'sqlite' };
 
 export class OptionsError extends Error {}
 
@@ -45,12 +52,13 @@ const positive = (name: string, raw: string | undefined, fallback: number, integ
   return value;
 };
 
-function listOf<T extends string>(name: string, raw: string | undefined, allowed: readonly T[]): T[] {
+function listOf<T extends string>(name: string, raw: string | undefined, allowed: readonly T[], aliases: Readonly<Record<string, T>> = {}): T[] {
   if (raw === undefined) return [...allowed];
   const picked = raw
     .split(',')
     .map((s) => s.trim())
-    .filter(Boolean);
+    .filter(Boolean)
+    .map((s) => aliases[s] ?? s);
   const wrong = picked.filter((p) => !(allowed as readonly string[]).includes(p));
   if (wrong.length > 0 || picked.length === 0) throw new OptionsError(`--${name}: unknown "${wrong.join(',')}" (allowed: ${allowed.join(',')})`);
   // In the canonical order, whatever order they were given in.
@@ -73,6 +81,7 @@ export function parseOptions(argv: string[], defaultOutDir: string): BenchOption
         servers: { type: 'string' },
         workloads: { type: 'string' },
         out: { type: 'string' },
+        profile: { type: 'string' },
         'no-write': { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -83,6 +92,12 @@ export function parseOptions(argv: string[], defaultOutDir: string): BenchOption
   const v = parsed.values;
   if (v.help) return 'help';
   const quick = v.quick === true;
+  const profile = v.profile === undefined ? undefined : listOf('profile', v.profile, WORKLOAD_IDS);
+  if (profile !== undefined && profile.length !== 1) throw new OptionsError(`--profile takes one workload, got "${v.profile}"`);
+  const profiled = profile?.[0];
+  // A profile run defaults to our memory server and that one workload; --workloads may add the
+  // ones it depends on (W8 lists the store W5 fills), and the profiled one always runs.
+  const workloads = listOf('workloads', v.workloads ?? profiled, WORKLOAD_IDS);
   return {
     quick,
     warmupMs: positive('warmup', v.warmup, quick ? 0.25 : 2) * 1000,
@@ -90,8 +105,9 @@ export function parseOptions(argv: string[], defaultOutDir: string): BenchOption
     connections: positive('connections', v.connections, 64, true),
     tasks: positive('tasks', v.tasks, quick ? 3_000 : 100_000, true),
     fillCapMs: quick ? 15_000 : 120_000,
-    servers: listOf('servers', v.servers, SERVER_KINDS),
-    workloads: listOf('workloads', v.workloads, WORKLOAD_IDS),
+    servers: listOf('servers', v.servers ?? (profiled ? 'memory' : undefined), SERVER_KINDS, SERVER_ALIASES),
+    workloads: profiled === undefined || workloads.includes(profiled) ? workloads : WORKLOAD_IDS.filter((id) => id === profiled || workloads.includes(id)),
     outDir: v['no-write'] ? undefined : (v.out ?? defaultOutDir),
+    profile: profiled,
   };
 }

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { BenchReport, Row } from './suite.js';
 import type { ServerKind } from './types.js';
 
-const SERVER_LABEL: Record<ServerKind, string> = {
+export const SERVER_LABEL: Record<ServerKind, string> = {
   raw: 'raw uWS',
   memory: 'ours mem',
   sqlite: 'ours sqlite',
@@ -50,6 +50,7 @@ export function formatTable(report: BenchReport): string {
       (options.quick ? ' (--quick: a smoke run, too short to compare numbers)' : ''),
   );
   for (const [kind, description] of Object.entries(report.servers)) lines.push(`  ${SERVER_LABEL[kind as ServerKind].padEnd(12)}${description}`);
+  if (report.build) lines.push(`  ${''.padEnd(12)}(ours compiled with tsc in ${report.build.seconds} s into ${report.build.dir})`);
   lines.push('');
 
   const cells: string[][] = [];

@@ -4,12 +4,15 @@
  * what was measured into rows. Nothing runs concurrently with a measurement but the server and
  * the generator.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startGenerator, startServerProcess, type GeneratorProcess, type Measured, type ServerProcess } from './children.js';
+import { join, relative } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { BUILD_ROOT, buildServer, type ServerBuild } from './build.js';
+import { needsBuild, ROOT, startGenerator, startServerProcess, type GeneratorProcess, type Measured, type ServerProcess } from './children.js';
 import type { BenchOptions } from './options.js';
 import { createTask, deliversPush, storedTasks } from './probe.js';
+import { summarizeProfile, type ProfileSummary } from './profile.js';
 import { machineInfo, type MachineInfo } from './proc.js';
 import type { LoadSpec, RequestTemplate, ServerKind, WorkloadId } from './types.js';
 import { RUN_ORDER, WORKLOADS, requests } from './workloads.js';
@@ -60,11 +63,20 @@ export interface BenchReport {
   elapsedSeconds: number;
   machine: MachineInfo;
   options: Omit<BenchOptions, 'outDir'>;
-  /** What each server kind was in this run. */
+  /** What each server kind was in this run, and the command line it ran with. */
   servers: Partial<Record<ServerKind, string>>;
+  /** The tsc build our servers ran from, when one did. */
+  build?: { dir: string; seconds: number };
   rows: Row[];
+  /** `--profile` runs: one per profiled server. */
+  profiles?: ProfileSummary[];
   notes: string[];
 }
+
+/** Said under every table: the servers do not all run the same way, and why that is fair. */
+const PROCESSES_NOTE =
+  'Processes: ours runs the tsc build (bench/.build/) under plain node, as production runs dist/; the peer and raw uWS run ' +
+  'their thin entry files through tsx over precompiled code (@a2a-js/sdk\'s dist/, uWS\'s native addon); the load generator runs through tsx.';
 
 const MB = 1024 * 1024;
 const round = (n: number, digits = 1): number => Math.round(n * 10 ** digits) / 10 ** digits;
@@ -112,6 +124,8 @@ interface ServerRun {
   server: ServerProcess;
   generator: GeneratorProcess;
   tasksCreated: number;
+  /** Each workload's last measured window, for the profile summary. */
+  windows: Partial<Record<WorkloadId, Measured['window']>>;
 }
 
 async function runWorkload(id: WorkloadId, run: ServerRun, opts: BenchOptions, log: (line: string) => void): Promise<Row> {
@@ -129,6 +143,7 @@ async function runWorkload(id: WorkloadId, run: ServerRun, opts: BenchOptions, l
   const measure = async (s: LoadSpec): Promise<Measured> => {
     const m = await run.generator.run(s, server);
     if (CREATES_TASKS.has(id)) run.tasksCreated += m.result.completedTotal;
+    run.windows[id] = m.window;
     return m;
   };
 
@@ -233,7 +248,8 @@ function planFor(kind: ServerKind, opts: BenchOptions): { run: WorkloadId[]; ski
   const skipped: Row[] = [];
   for (const id of RUN_ORDER) {
     const w = WORKLOADS[id];
-    const selected = id === 'C1' || id === 'C6' ? true : opts.workloads.includes(id);
+    // The ceilings run with every full run; a profile run is about one workload of ours.
+    const selected = id === 'C1' || id === 'C6' ? opts.profile === undefined : opts.workloads.includes(id);
     if (!selected) continue;
     if (w.servers.includes(kind)) run.push(id);
     else if (w.skipped[kind]) skipped.push(unmeasured(id, kind, 'skipped', w.skipped[kind] ?? ''));
@@ -241,23 +257,53 @@ function planFor(kind: ServerKind, opts: BenchOptions): { run: WorkloadId[]; ski
   return { run, skipped };
 }
 
-export async function runSuite(opts: BenchOptions, log: (line: string) => void = () => {}): Promise<BenchReport> {
+/** The profile a server wrote when it exited; node writes it on the way out, so it may trail the exit. */
+async function profileWritten(dir: string): Promise<string | undefined> {
+  for (let waited = 0; waited <= 3_000; waited += 100) {
+    const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
+    if (file) return join(dir, file);
+    await sleep(100);
+  }
+  return undefined;
+}
+
+/**
+ * Runs the suite. Our servers run from a tsc build: pass one (`buildServer()`) to share it
+ * between runs, or the suite compiles its own and removes it at the end (a profile run keeps it,
+ * since the profile's URLs point into it).
+ */
+export async function runSuite(opts: BenchOptions, log: (line: string) => void = () => {}, prebuilt?: ServerBuild): Promise<BenchReport> {
   const started = Date.now();
   const machine = machineInfo();
   const temp = mkdtempSync(join(tmpdir(), 'a2actor-bench-'));
   const rows: Row[] = [];
   const servers: Partial<Record<ServerKind, string>> = {};
+  const profiles: ProfileSummary[] = [];
+  const notes: string[] = [];
+  let build = prebuilt;
+  let profileRoot: string | undefined;
   try {
+    if (build === undefined && opts.servers.some((kind) => needsBuild(kind) && planFor(kind, opts).run.length > 0)) {
+      log('building our server with tsc (bench/tsconfig.build.json) ...');
+      build = await buildServer();
+      log(`  built in ${build.seconds} s into ${relative(ROOT, build.dir)}`);
+    }
+    if (opts.profile !== undefined) {
+      mkdirSync(BUILD_ROOT, { recursive: true });
+      profileRoot = mkdtempSync(join(BUILD_ROOT, 'profile-'));
+    }
     for (const kind of opts.servers) {
       const plan = planFor(kind, opts);
       if (plan.run.length === 0) {
         rows.push(...plan.skipped);
         continue;
       }
-      const server = await startServerProcess(kind, join(temp, `${kind}.db`));
-      servers[kind] = server.description;
-      log(`${kind}: ${server.description} at ${server.url} (pid ${server.pid})`);
-      const run: ServerRun = { server, generator: startGenerator(), tasksCreated: 0 };
+      const profileDir = profileRoot === undefined ? undefined : join(profileRoot, kind);
+      if (profileDir !== undefined) mkdirSync(profileDir);
+      const server = await startServerProcess(kind, join(temp, `${kind}.db`), { build, cpuProfileDir: profileDir });
+      servers[kind] = `${server.description}; ${server.runtime}`;
+      log(`${kind}: ${server.description} at ${server.url} (pid ${server.pid}): ${server.runtime}`);
+      const run: ServerRun = { server, generator: startGenerator(), tasksCreated: 0, windows: {} };
       try {
         for (const id of plan.run) {
           let row: Row;
@@ -275,15 +321,28 @@ export async function runSuite(opts: BenchOptions, log: (line: string) => void =
         }
       } finally {
         await run.generator.close();
+        // A polite stop: the server exits by itself, which is when node writes a CPU profile.
         await server.stop();
       }
       rows.push(...plan.skipped);
+      if (profileDir !== undefined && opts.profile !== undefined && plan.run.includes(opts.profile)) {
+        const path = await profileWritten(profileDir);
+        if (path === undefined) {
+          notes.push(`profile: ${kind} wrote no .cpuprofile into ${relative(ROOT, profileDir)} (did it exit by itself?)`);
+        } else {
+          profiles.push(summarizeProfile(path, { server: kind, workload: opts.profile, root: ROOT, buildDir: build?.dir, window: run.windows[opts.profile] }));
+          log(`  ${kind}: CPU profile ${relative(ROOT, path)}`);
+        }
+      }
     }
   } finally {
     rmSync(temp, { recursive: true, force: true });
+    // Ours ran from the build; a profile's frames point into it, so a profile run keeps it.
+    if (build !== undefined && build !== prebuilt && opts.profile === undefined) build.remove();
   }
   const { outDir: _outDir, ...options } = opts;
-  const notes = [...new Set(rows.map((r) => WORKLOADS[r.workload].note).filter((n): n is string => n !== undefined))];
+  notes.push(...new Set(rows.map((r) => WORKLOADS[r.workload].note).filter((n): n is string => n !== undefined)));
+  if (Object.keys(servers).length > 0) notes.push(PROCESSES_NOTE);
   return {
     schema: 'a2actor-bench/1',
     startedAt: new Date(started).toISOString(),
@@ -291,7 +350,9 @@ export async function runSuite(opts: BenchOptions, log: (line: string) => void =
     machine,
     options,
     servers,
+    ...(build === undefined ? {} : { build: { dir: relative(ROOT, build.dir), seconds: build.seconds } }),
     rows: compare(rows),
+    ...(opts.profile === undefined ? {} : { profiles }),
     notes,
   };
 }

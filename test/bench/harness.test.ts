@@ -1,16 +1,19 @@
 /**
- * The bench harness itself (bench/): it reads its options as documented, and a two-second smoke
- * workload runs end to end against our server in its own process, driven by the load generator
- * in another, over real sockets. No timing is asserted: this machine is shared; only that the
- * run completed requests, without errors, into a well-formed report.
+ * The bench harness itself (bench/): it reads its options as documented, it summarizes a CPU
+ * profile, and two short smoke workloads run end to end against our server (compiled once with
+ * tsc, as the bench runs it) in its own process, driven by the load generator in another, over
+ * real sockets, one of them under --cpu-prof. No timing is asserted: this machine is shared;
+ * only that the runs completed requests, without errors, into well-formed reports.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkResponse, checkStreamEvent } from '../../bench/load/checks.js';
 import { SseReader } from '../../bench/load/sse.js';
-import { OptionsError, parseOptions } from '../../bench/lib/options.js';
+import { buildServer, type ServerBuild } from '../../bench/lib/build.js';
+import { OptionsError, parseOptions, type BenchOptions } from '../../bench/lib/options.js';
+import { formatProfile, summarizeProfile } from '../../bench/lib/profile.js';
 import { formatTable, writeReport } from '../../bench/lib/report.js';
 import { runSuite, type BenchReport } from '../../bench/lib/suite.js';
 
@@ -33,6 +36,16 @@ describe('bench options', () => {
     const opts = parseOptions(['--duration', '2.5', '--connections', '8', '--servers', 'peer,memory', '--workloads', 'W3,W1', '--no-write'], '/x');
     if (opts === 'help') throw new Error('unexpected help');
     expect(opts).toMatchObject({ durationMs: 2500, connections: 8, servers: ['memory', 'peer'], workloads: ['W1', 'W3'], outDir: undefined });
+  });
+
+  it('--profile runs that one workload on our memory server unless told otherwise', () => {
+    expect(parseOptions(['--profile', 'W1'], '/x')).toMatchObject({ profile: 'W1', servers: ['memory'], workloads: ['W1'] });
+    expect(parseOptions(['--profile', 'W4', '--servers', 'ours-memory,ours-sqlite'], '/x')).toMatchObject({ profile: 'W4', servers: ['memory', 'sqlite'], workloads: ['W4'] });
+    // The profiled workload always runs, after the ones it may depend on.
+    expect(parseOptions(['--profile', 'W8', '--workloads', 'W5'], '/x')).toMatchObject({ profile: 'W8', workloads: ['W5', 'W8'] });
+    expect(parseOptions([], '/x')).toMatchObject({ profile: undefined });
+    expect(() => parseOptions(['--profile', 'W1,W2'], '/x')).toThrow(/one workload/);
+    expect(() => parseOptions(['--profile', 'W9'], '/x')).toThrow(OptionsError);
   });
 
   it('refuses what it cannot run, with a message', () => {
@@ -64,25 +77,83 @@ describe('bench response checks', () => {
   });
 });
 
+describe('bench CPU profile summary', () => {
+  // Two samples before the window, then one each of idle, GC, node, xstate and two of ours.
+  const node = (id: number, functionName: string, url = '', lineNumber = -1) => ({ id, callFrame: { functionName, scriptId: '0', url, lineNumber, columnNumber: 0 } });
+  const profile = {
+    nodes: [
+      node(1, '(root)'),
+      node(2, '(idle)'),
+      node(3, '(garbage collector)'),
+      node(4, 'processTicksAndRejections', 'node:internal/process/task_queues', 66),
+      node(5, 'microstep', 'file:///proj/node_modules/xstate/dist/raise.cjs.js', 2149),
+      node(6, 'answer', 'file:///proj/bench/.build/run-x/src/http/uws-server.js', 78),
+      node(7, 'startup', 'file:///proj/bench/.build/run-x/src/server.js', 9),
+    ],
+    startTime: 1_000,
+    endTime: 10_000,
+    samples: [7, 7, 2, 3, 4, 5, 6, 6],
+    timeDeltas: [0, 1_000, 1_000, 1_000, 1_000, 1_000, 1_000, 1_000],
+  };
+
+  it('counts the window\'s samples by function and by module, as a share of busy time', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'a2actor-bench-profile-'));
+    try {
+      const path = join(dir, 'test.cpuprofile');
+      writeFileSync(path, JSON.stringify(profile));
+      const summary = summarizeProfile(path, { server: 'memory', workload: 'W1', root: '/proj', buildDir: '/proj/bench/.build/run-x', window: { startMicros: 3_000, endMicros: 9_000 } });
+      expect(summary).toMatchObject({ span: 'window', spanMs: 6, busyMs: 5, idleMs: 1 });
+      // No source map beside the compiled file: named as its TypeScript source, at the compiled line.
+      expect(summary.top[0]).toEqual({ name: 'answer', location: 'src/http/uws-server.ts:79', module: 'src/http/uws-server.ts', selfMs: 2, percent: 40 });
+      expect(summary.top.map((f) => f.name)).not.toContain('startup');
+      expect(summary.modules).toEqual([
+        { module: 'ours (src/, machines/)', selfMs: 2, percent: 40, files: [{ module: 'src/http/uws-server.ts', selfMs: 2, percent: 40 }] },
+        ...['GC', 'node internals (node:*)', 'xstate'].map((module) => ({ module, selfMs: 1, percent: 20 })),
+      ].sort((a, b) => b.selfMs - a.selfMs));
+      expect(formatProfile(summary, 'ours mem', '/')).toMatch(/answer\s+src\/http\/uws-server\.ts:79/);
+
+      // A window the profile does not cover falls back to the whole process, and says so.
+      const whole = summarizeProfile(path, { server: 'memory', workload: 'W1', root: '/proj', window: { startMicros: 50_000, endMicros: 60_000 } });
+      expect(whole).toMatchObject({ span: 'whole', busyMs: 8, idleMs: 1 });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('bench smoke run', () => {
+  // Our server runs from a tsc build, as production runs dist/; compiled once for both runs.
+  let build: ServerBuild;
+  beforeAll(async () => {
+    build = await buildServer();
+  }, 180_000);
+  afterAll(() => build?.remove());
+
+  const smoke = (extra: Partial<BenchOptions>): BenchOptions => ({
+    quick: true,
+    warmupMs: 300,
+    durationMs: 2000,
+    connections: 8,
+    tasks: 100,
+    fillCapMs: 10_000,
+    servers: ['memory'],
+    workloads: ['W1'],
+    outDir: undefined,
+    profile: undefined,
+    ...extra,
+  });
+
   it('drives W1 at our server for two seconds and reports it', { timeout: 90_000 }, async () => {
     const out = mkdtempSync(join(tmpdir(), 'a2actor-bench-test-'));
     try {
-      const report: BenchReport = await runSuite({
-        quick: true,
-        warmupMs: 300,
-        durationMs: 2000,
-        connections: 8,
-        tasks: 100,
-        fillCapMs: 10_000,
-        servers: ['memory'],
-        workloads: ['W1'],
-        outDir: out,
-      });
+      const report: BenchReport = await runSuite(smoke({ outDir: out }), () => {}, build);
       expect(report.schema).toBe('a2actor-bench/1');
       expect(report.machine.node).toBe(process.version);
       expect(report.machine.cores).toBeGreaterThan(0);
       expect(report.servers.memory).toMatch(/a2actor, memory/);
+      // Plain node on the compiled entry: no tsx in our server's process.
+      expect(report.servers.memory).toMatch(/node --expose-gc bench\/\.build\/run-\w+\/bench\/servers\/ours\.js$/);
+      expect(report.servers.memory).not.toMatch(/tsx/);
       expect(report.rows).toHaveLength(1);
       const [row] = report.rows;
       expect(row).toMatchObject({ workload: 'W1', server: 'memory', outcome: 'measured', errors: 0 });
@@ -97,6 +168,26 @@ describe('bench smoke run', () => {
       expect(written).toEqual(JSON.parse(JSON.stringify(report)));
     } finally {
       rmSync(out, { recursive: true, force: true });
+    }
+  });
+
+  it('--profile runs our server under --cpu-prof and summarizes the window', { timeout: 90_000 }, async () => {
+    const report = await runSuite(smoke({ durationMs: 1000, profile: 'W1' }), () => {}, build);
+    const [profile] = report.profiles ?? [];
+    if (!profile) throw new Error(`no profile: ${report.notes.join('; ')}`);
+    try {
+      expect(report.rows).toHaveLength(1);
+      expect(report.servers.memory).toMatch(/--cpu-prof/);
+      expect(existsSync(profile.path)).toBe(true);
+      expect(profile).toMatchObject({ server: 'memory', workload: 'W1', span: 'window' });
+      expect(profile.busyMs).toBeGreaterThan(0);
+      expect(profile.top.length).toBeGreaterThan(0);
+      // Our compiled frames are mapped back to the TypeScript through tsc's source maps.
+      const ours = profile.modules.find((m) => m.module.startsWith('ours'));
+      expect(ours?.files?.every((f) => /^(src|machines)\/.+\.ts$/.test(f.module))).toBe(true);
+    } finally {
+      // bench/.build/profile-*/memory/CPU.*.cpuprofile
+      rmSync(dirname(dirname(profile.path)), { recursive: true, force: true });
     }
   });
 });
