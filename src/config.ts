@@ -47,6 +47,8 @@ export const SettingsSchema = z.object({
   cancelGrace: num.min(0).default(2),
   /** Coalesced progress writes during a blocking send (architecture: persistence policy). */
   progressFlushInterval: num.min(0).default(0.25),
+  /** How long a turn's final write is retried while the store is unreachable. */
+  storeRetryWindow: num.min(0).default(30),
   eventReplay: z.coerce.number().int().min(0).default(1000),
   eventRetention: num.min(0).default(60),
   /** Seconds between `: ping` comments on an open SSE stream. */

@@ -35,6 +35,8 @@ export class LiveTask {
   closed = false;
   flushTimer: NodeJS.Timeout | undefined;
   mode: PersistMode;
+  /** The turn's final write failed for the whole retry window. */
+  unstored = false;
   /** This task's store writes, one after another (TaskService.write). */
   writes: Promise<void> = Promise.resolve();
   /** The one write that makes a running task findable by other replicas (see ensureVisible). */

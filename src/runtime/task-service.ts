@@ -38,7 +38,7 @@ export interface TaskServiceOptions {
   events: TaskEventLog;
   settings: Pick<
     Settings,
-    'blockingTimeout' | 'cancelForceTimeout' | 'cancelGrace' | 'progressFlushInterval'
+    'blockingTimeout' | 'cancelForceTimeout' | 'cancelGrace' | 'progressFlushInterval' | 'storeRetryWindow'
   >;
   logger: Logger;
   /**
@@ -197,6 +197,8 @@ export class TaskService {
     }
     const outcome = await this.waitFor(live.waitTurnEnd(), this.opts.settings.blockingTimeout * 1000);
     if (outcome?.kind === 'message') return outcome;
+    // A result the store could not keep is not acknowledged.
+    if (outcome && live.unstored) throw a2aError('unavailable', 'the task ended but the task store could not record it');
     // Timed out (outcome undefined): the task is returned as it stands and keeps running.
     live.expose();
     const view = taskView(live.task, { historyLength });
@@ -400,10 +402,15 @@ export class TaskService {
     if (message) (live.task.history ??= []).push(message);
     this.transitionsOf(live.task).push({ state, timestamp });
     if (state === 'submitted') return;
+    if (isTerminalState(state) || isInterruptedState(state)) {
+      // The turn's final event waits for the store (endTurn): nobody is told of an end that a
+      // crash could still lose. After the machine has finished this transition (queueMicrotask
+      // would cost an AsyncResource per task).
+      void Promise.resolve(live).then((l) => this.endTurn(l));
+      return;
+    }
     this.publishStatus(live);
-    // After the machine has finished this transition (queueMicrotask would cost an AsyncResource).
-    if (isTerminalState(state) || isInterruptedState(state)) void Promise.resolve(live).then((l) => this.endTurn(l));
-    else this.scheduleFlush(live);
+    this.scheduleFlush(live);
   }
 
   private onStatusUpdated(taskId: string): void {
@@ -470,7 +477,11 @@ export class TaskService {
    */
   ensureVisible(live: LiveTask): Promise<void> {
     if (!this.clustered || live.ending) return Promise.resolve();
-    live.visibleWrite ??= this.write(live, taskView(live.task), 'store.write_failed');
+    live.visibleWrite ??= this.write(live, taskView(live.task), 'store.write_failed').then((stored) => {
+      if (stored) return;
+      live.visibleWrite = undefined;
+      throw a2aError('unavailable', 'the task store is not reachable; the task runs on and is stored when it is back');
+    });
     return live.visibleWrite;
   }
 
@@ -478,13 +489,28 @@ export class TaskService {
    * Every write of one task goes through one chain: a store with a connection pool could
    * otherwise commit an earlier progress write after the turn's final one.
    */
-  private write(live: LiveTask, snapshot: Task, failure: string): Promise<void> {
-    live.writes = live.writes.then(() =>
-      this.opts.store.saveTask(snapshot).catch((err: unknown) => {
-        this.opts.logger.error(failure, { taskId: live.id, state: snapshot.status.state, ...errorFields(err) });
-      }),
+  private write(live: LiveTask, snapshot: Task, failure: string): Promise<boolean> {
+    const result = live.writes.then(() =>
+      this.opts.store.saveTask(snapshot).then(
+        () => true,
+        (err: unknown) => {
+          this.opts.logger.error(failure, { taskId: live.id, state: snapshot.status.state, ...errorFields(err) });
+          return false;
+        },
+      ),
     );
-    return live.writes;
+    live.writes = result.then(() => undefined);
+    return result;
+  }
+
+  /** The turn's final write, tried again while the store is away (SERVICE_STORE_RETRY_WINDOW). */
+  private async writeFinal(live: LiveTask): Promise<boolean> {
+    const giveUpAt = Date.now() + this.opts.settings.storeRetryWindow * 1000;
+    for (let delay = 100; ; delay = Math.min(delay * 2, 2000)) {
+      if (await this.write(live, live.task, 'store.write_failed')) return true;
+      if (this.closed || Date.now() + delay > giveUpAt) return false;
+      await new Promise((r) => setTimeout(r, delay));
+    }
   }
 
   /** The turn ended (paused or terminal): one write of the full task, then the actor leaves. */
@@ -493,7 +519,11 @@ export class TaskService {
     live.ending = true;
     live.clearFlush();
     live.expose();
-    await this.write(live, live.task, 'store.write_failed');
+    // The final event's number goes into the stored task, so the two always agree.
+    (live.task.metadata ??= {})[EVENT_SEQ_KEY] = this.opts.events.lastSeq(live.id) + 1;
+    live.unstored = !(await this.writeFinal(live));
+    if (live.unstored) this.opts.logger.error('store.final_write_lost', { taskId: live.id, state: live.task.status.state });
+    this.publishStatus(live);
     this.release(live);
     await this.coordinator.release(live.id).catch((err) =>
       this.opts.logger.warn('runtime.lease_release_failed', { taskId: live.id, ...errorFields(err) }),
