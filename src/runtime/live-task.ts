@@ -33,7 +33,8 @@ export class LiveTask {
   ending = false;
   /** Set once the actor is stopped; later agent calls are ignored. */
   closed = false;
-  flushTimer: NodeJS.Timeout | undefined;
+  /** A progress write of this task is due (TaskService's shared flush ticker). */
+  flushPending = false;
   mode: PersistMode;
   /** The turn's final write failed for the whole retry window. */
   unstored = false;
@@ -133,8 +134,5 @@ export class LiveTask {
     this.settledResolve();
   }
 
-  clearFlush(): void {
-    if (this.flushTimer) clearTimeout(this.flushTimer);
-    this.flushTimer = undefined;
-  }
+
 }

@@ -74,6 +74,9 @@ export class TaskService {
   private initialized = false;
   private closed = false;
   private readonly coordinator: Coordinator;
+  /** Running tasks with a progress write due, and the ticker that writes them. */
+  private readonly dirty = new Set<LiveTask>();
+  private flushTicker: NodeJS.Timeout | undefined;
   /** Several replicas share the store and the event log. */
   private readonly clustered: boolean;
   private sweeper: NodeJS.Timeout | undefined;
@@ -177,9 +180,7 @@ export class TaskService {
 
   /** Counters for leak checks and metrics. */
   stats(): { liveTasks: number; runningActors: number; pendingFlushes: number } {
-    let pendingFlushes = 0;
-    for (const live of this.live.values()) if (live.flushTimer) pendingFlushes++;
-    return { liveTasks: this.live.size, runningActors: this.runningActors, pendingFlushes };
+    return { liveTasks: this.live.size, runningActors: this.runningActors, pendingFlushes: this.dirty.size };
   }
 
   // ---------------------------------------------------------------- message/send
@@ -232,8 +233,9 @@ export class TaskService {
       metadata: { stateTransitions: [] },
     };
     const live = new LiveTask(task, stored, { firstTurn: true, mode });
-    await this.registerInlinePush(taskId, params);
-    await this.coordinator.acquire(taskId);
+    if (params.configuration?.pushNotificationConfig) await this.registerInlinePush(taskId, params);
+    // A new id is free by construction; with replicas the lease tells the others it is taken.
+    await this.claim(taskId);
     this.admit(live, scope, message.messageId);
     // A non-blocking send hands the task id out before the handler runs: the task exists from
     // now on, and a direct reply can no longer replace it (it completes it instead).
@@ -258,7 +260,7 @@ export class TaskService {
     this.assertAcceptsMessages(found);
     if (this.live.has(taskId)) throw a2aError('taskNotAcceptingMessages', 'task is working');
     // Exactly one replica continues a paused task: the one that takes its lease.
-    if (!(await this.coordinator.acquire(taskId))) throw a2aError('taskNotAcceptingMessages', TASK_ELSEWHERE);
+    if (!(await this.claim(taskId))) throw a2aError('taskNotAcceptingMessages', TASK_ELSEWHERE);
     let task: Task;
     try {
       // Read again under the lease: another replica may have continued it meanwhile.
@@ -270,7 +272,7 @@ export class TaskService {
       if (this.live.has(taskId)) throw a2aError('taskNotAcceptingMessages', 'task is working');
       task = fresh;
     } catch (err) {
-      await this.coordinator.release(taskId);
+      await this.unclaim(taskId);
       throw err;
     }
     const state = task.status.state;
@@ -284,6 +286,18 @@ export class TaskService {
     if (mode === 'stream') live.initialSnapshot = taskView(task);
     live.actor.send({ type: 'FOLLOW_UP' });
     return { kind: 'live', live };
+  }
+
+  /**
+   * The lease that makes this replica the one running a task. One process needs none: its
+   * live-task map already says which tasks run (and costs no round trip per task).
+   */
+  private claim(taskId: string): Promise<boolean> {
+    return this.clustered ? this.coordinator.acquire(taskId) : Promise.resolve(true);
+  }
+
+  private unclaim(taskId: string): Promise<void> {
+    return this.clustered ? this.coordinator.release(taskId) : Promise.resolve();
   }
 
   /** Only a task paused in input-required or auth-required takes a message (spec rules 1 and 2). */
@@ -457,17 +471,40 @@ export class TaskService {
 
   // ---------------------------------------------------------------- persistence
 
-  /** Blocking sends persist progress in coalesced writes so polling clients see it (rule 4). */
+  /**
+   * Blocking sends persist progress in coalesced writes so polling clients see it (rule 4): a
+   * task marks itself dirty and one shared ticker (running only while some task is dirty)
+   * writes every dirty task each SERVICE_PROGRESS_FLUSH_INTERVAL. No timer per task.
+   */
   private scheduleFlush(live: LiveTask): void {
-    if (live.mode === 'stream') return;
+    if (live.mode === 'stream' || live.flushPending) return;
+    live.flushPending = true;
     live.whenExposed(() => {
-      if (live.flushTimer || live.ending || live.closed) return;
-      live.flushTimer = setTimeout(() => {
-        live.flushTimer = undefined;
-        if (live.ending || live.closed) return;
-        void this.write(live, taskView(live.task), 'store.progress_write_failed');
-      }, this.opts.settings.progressFlushInterval * 1000);
+      if (live.ending || live.closed) return;
+      this.dirty.add(live);
+      if (!this.flushTicker) {
+        this.flushTicker = setInterval(() => this.flushDirty(), this.opts.settings.progressFlushInterval * 1000);
+        this.flushTicker.unref();
+      }
     });
+  }
+
+  private flushDirty(): void {
+    for (const live of this.dirty) {
+      live.flushPending = false;
+      if (!live.ending && !live.closed) void this.write(live, taskView(live.task), 'store.progress_write_failed');
+    }
+    const idle = this.dirty.size === 0;
+    this.dirty.clear();
+    if (idle && this.flushTicker) {
+      clearInterval(this.flushTicker);
+      this.flushTicker = undefined;
+    }
+  }
+
+  private cancelFlush(live: LiveTask): void {
+    live.flushPending = false;
+    this.dirty.delete(live);
   }
 
   /**
@@ -517,7 +554,7 @@ export class TaskService {
   private async endTurn(live: LiveTask): Promise<void> {
     if (live.ending) return;
     live.ending = true;
-    live.clearFlush();
+    this.cancelFlush(live);
     live.expose();
     // The final event's number goes into the stored task, so the two always agree.
     (live.task.metadata ??= {})[EVENT_SEQ_KEY] = this.opts.events.lastSeq(live.id) + 1;
@@ -525,7 +562,7 @@ export class TaskService {
     if (live.unstored) this.opts.logger.error('store.final_write_lost', { taskId: live.id, state: live.task.status.state });
     this.publishStatus(live);
     this.release(live);
-    await this.coordinator.release(live.id).catch((err) =>
+    await this.unclaim(live.id).catch((err) =>
       this.opts.logger.warn('runtime.lease_release_failed', { taskId: live.id, ...errorFields(err) }),
     );
     // Paused tasks too: their events stay replayable for a while, and `_eventSeq` numbers the next turn.
@@ -536,7 +573,7 @@ export class TaskService {
   private release(live: LiveTask): void {
     if (live.closed) return;
     live.closed = true;
-    live.clearFlush();
+    this.cancelFlush(live);
     live.actor.stop();
     this.runningActors--;
     if (this.live.get(live.id) === live) this.live.delete(live.id);
@@ -601,12 +638,12 @@ export class TaskService {
       if (isTerminalState(state)) throw a2aError('taskNotCancelable', `task is ${state}`);
       live = this.liveTask(id);
       if (!live) {
-        if (!isInterruptedState(state) || !(await this.coordinator.acquire(id))) return this.cancelElsewhere(task);
+        if (!isInterruptedState(state) || !(await this.claim(id))) return this.cancelElsewhere(task);
         // Paused in the store: wake its machine just to cancel it.
         const fresh = await this.opts.store.getTask(id);
         const last = fresh?.history?.at(-1);
         if (!fresh || !last || !isInterruptedState(fresh.status.state) || this.live.has(id)) {
-          await this.coordinator.release(id);
+          await this.unclaim(id);
           return this.cancelTask(id);
         }
         live = new LiveTask(fresh, last, { firstTurn: false, mode: 'progress' });
@@ -682,6 +719,8 @@ export class TaskService {
   async close(): Promise<void> {
     this.closed = true;
     if (this.sweeper) clearInterval(this.sweeper);
+    if (this.flushTicker) clearInterval(this.flushTicker);
+    this.dirty.clear();
     for (const live of [...this.live.values()]) {
       live.abortTurn();
       this.release(live);
