@@ -12,6 +12,7 @@
  * Order: the config lookups of one task are chained, so the transitions of a task reach each
  * worker in the order they happened even when the store answers out of order.
  */
+import { setMaxListeners } from 'node:events';
 import PQueue from 'p-queue';
 import type { Settings } from '../config.js';
 import { errorFields, type Logger } from '../log.js';
@@ -75,6 +76,8 @@ export class PushDispatcher {
   private closing: Promise<void> | undefined;
 
   constructor(private readonly opts: PushDispatcherOptions) {
+    // Every waiting or running delivery listens for shutdown: hundreds at once is normal here.
+    setMaxListeners(0, this.shutdown.signal);
     const s = opts.settings;
     this.limiter = new PQueue({ concurrency: s.pushMaxConcurrent });
     this.client = createWebhookClient({ policy: policyFromSettings(s), timeoutMs: s.pushTimeout * 1000 });
