@@ -3,11 +3,10 @@
  * CRUD over both transports, the body shapes REST clients send, the capability gate, and the
  * @a2a-js/sdk 0.3.14 JSON-RPC client's push calls against our server unchanged.
  */
-import { randomUUID } from 'node:crypto';
 import { A2AClient, ClientFactory } from '@a2a-js/sdk/client';
-import type { Message } from '@a2a-js/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, eventually, restCall, rpcCall, TRANSPORTS, userMessage, type A2AClient as TestClient, type Json } from '../support/a2a.js';
+import { sdkMessage as msg } from '../support/sdk.js';
 import { startServer, type TestServer } from '../support/server.js';
 import { startReceiver, type Receiver } from '../support/webhook.js';
 
@@ -213,14 +212,6 @@ describe('@a2a-js/sdk 0.3.14 push config calls against a2actor', () => {
   afterAll(async () => {
     await server.stop();
     await rx.close();
-  });
-
-  const msg = (text: string, extra: Partial<Message> = {}): Message => ({
-    kind: 'message',
-    role: 'user',
-    messageId: randomUUID(),
-    parts: [{ kind: 'text', text }],
-    ...extra,
   });
 
   it('legacy A2AClient: set, get, list, then delivery with the token, then delete', async () => {

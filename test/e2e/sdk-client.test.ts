@@ -3,21 +3,10 @@
  * its ClientFactory reads our card, picks the JSON-RPC transport, and runs send, follow-up,
  * get and cancel. Its legacy A2AClient is checked too.
  */
-import { randomUUID } from 'node:crypto';
 import { A2AClient, ClientFactory } from '@a2a-js/sdk/client';
-import type { Message, Task } from '@a2a-js/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isSdkTask as isTask, sdkMessage as msg } from '../support/sdk.js';
 import { startServer, type TestServer } from '../support/server.js';
-
-const msg = (text: string, extra: Partial<Message> = {}): Message => ({
-  kind: 'message',
-  role: 'user',
-  messageId: randomUUID(),
-  parts: [{ kind: 'text', text }],
-  ...extra,
-});
-
-const isTask = (r: Task | Message): r is Task => r.kind === 'task';
 
 describe('@a2a-js/sdk 0.3.14 client against a2actor', () => {
   let server: TestServer;

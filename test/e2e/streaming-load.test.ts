@@ -9,7 +9,7 @@ import { defineAgent, MemoryTaskStore, type TaskStore } from '../../src/index.js
 import { createLogger } from '../../src/log.js';
 import { client, eventually, TRANSPORTS, userMessage, type Json } from '../support/a2a.js';
 import { startServer, type TestServer } from '../support/server.js';
-import { expectConsecutiveIds, rebuildArtifacts, streamMessage, subscribe, summarize } from '../support/streams.js';
+import { expectConsecutiveIds, rebuildArtifacts, STREAM_5_EVENTS, streamMessage, subscribe, summarize } from '../support/streams.js';
 
 /** A promise the test resolves when it chooses. */
 function gate(): { promise: Promise<void>; open(): void } {
@@ -83,16 +83,7 @@ describe('streaming under load', () => {
       ),
     );
     const all = await Promise.all(streams.map((s) => s.items));
-    const expected = [
-      'task:submitted',
-      'status:working',
-      'artifact:stream:new',
-      'artifact:stream:append',
-      'artifact:stream:append',
-      'artifact:stream:append',
-      'artifact:stream:append:last',
-      'status:completed:final',
-    ];
+    const expected = STREAM_5_EVENTS;
     const ids = new Set<string>();
     for (const items of all) {
       expect(items.map((i) => summarize(i.data))).toEqual(expected);

@@ -3,20 +3,11 @@
  * A2AClient (`sendMessageStream`, `resubscribeTask`) and the Client its ClientFactory builds
  * from our card.
  */
-import { randomUUID } from 'node:crypto';
-import type { Message } from '@a2a-js/sdk';
 import { A2AClient, ClientFactory } from '@a2a-js/sdk/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../support/server.js';
+import { sdkMessage as msg } from '../support/sdk.js';
 import { summarize } from '../support/streams.js';
-
-const msg = (text: string, extra: Partial<Message> = {}): Message => ({
-  kind: 'message',
-  role: 'user',
-  messageId: randomUUID(),
-  parts: [{ kind: 'text', text }],
-  ...extra,
-});
 
 /** Every event of an SDK stream, as one-line summaries (the same ones the e2e tests use). */
 async function collect(stream: AsyncIterable<unknown>): Promise<string[]> {

@@ -138,3 +138,15 @@ export function comparable(task: Json): Json {
     ),
   );
 }
+
+/** What the scenario agent's `stream 5` streams, as summaries: the task, working, five chunks, completed. */
+export const STREAM_5_EVENTS: readonly string[] = [
+  'task:submitted',
+  'status:working',
+  'artifact:stream:new',
+  'artifact:stream:append',
+  'artifact:stream:append',
+  'artifact:stream:append',
+  'artifact:stream:append:last',
+  'status:completed:final',
+];
