@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, eventually, restCall, userMessage, type Json } from '../support/a2a.js';
 import { spawnServer, type ServerProcess } from '../support/process.js';
 import { openSse, type SseEvent } from '../support/sse.js';
+import { startReceiver, type Receiver } from '../support/webhook.js';
 
 const PG_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -17,6 +18,9 @@ const replica = () =>
   spawnServer(['examples/scenario-agent.ts', '--store', `${PG_URL}?schema=${schema}`, '--events', REDIS_URL], {
     SERVICE_LEASE_TTL: LEASE_TTL,
     SERVICE_CANCEL_FORCE_TIMEOUT: '2',
+    // Webhooks at a local receiver (loopback, allowlisted for this test only).
+    SERVICE_PUSH_ALLOW_HTTP: 'true',
+    SERVICE_PUSH_ALLOWED_HOSTS: '127.0.0.1',
   });
 
 describe('two replicas on PostgreSQL and Redis', () => {
@@ -120,6 +124,27 @@ describe('two replicas on PostgreSQL and Redis', () => {
 
     // The resume: exactly the events after the id it gave, nothing before, nothing twice.
     expect(resumed).toEqual(all.filter((e) => Number(e.id) > Number(resumeFrom)));
+  });
+
+  it('webhooks go out from the replica running each turn: every transition once, in order', async () => {
+    const rx: Receiver = await startReceiver();
+    try {
+      const first = await client(a.url, 'jsonrpc').send({
+        message: userMessage('ask which?'),
+        configuration: { pushNotificationConfig: { url: rx.url, token: 'tok' } },
+      });
+      const id: string = first.result.id;
+      const done = await client(b.url, 'rest').send({ message: userMessage('that one', { taskId: id }) });
+      expect(done.result.status.state).toBe('completed');
+      const bodies = await eventually(() => (rx.bodiesOf(id).length >= 4 ? rx.bodiesOf(id) : undefined), 10_000);
+      // Give a duplicate (from the other replica, or a retry) the chance to show up.
+      await new Promise((r) => setTimeout(r, 500));
+      expect(rx.bodiesOf(id).map((x: Json) => x.status.state)).toEqual(['working', 'input-required', 'working', 'completed']);
+      expect(new Set(bodies.map((x: Json) => x.status.timestamp)).size).toBe(4);
+      expect(rx.received.filter((r) => r.body.id === id).every((r) => r.headers['x-a2a-notification-token'] === 'tok')).toBe(true);
+    } finally {
+      await rx.close();
+    }
   });
 
   it('a cancel on B cancels the task running on A', async () => {
