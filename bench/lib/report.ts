@@ -12,6 +12,7 @@ export const SERVER_LABEL: Record<ServerKind, string> = {
   raw: 'raw uWS',
   memory: 'ours mem',
   sqlite: 'ours sqlite',
+  cluster: 'ours 2×pg',
   peer: 'peer sdk',
 };
 
@@ -31,6 +32,7 @@ function noteOf(row: Row): string {
   }
   if (row.push) notes.push(`${int(row.push.tasks)} tasks, ${row.push.deliveriesPerTask.toFixed(2)} deliveries per task`);
   if (row.storeTasks !== undefined) notes.push(`over ${int(row.storeTasks)} stored tasks`);
+  if (row.backendCpuMicrosPerUnit !== undefined) notes.push(`PostgreSQL+Redis CPU ${fixed(row.backendCpuMicrosPerUnit)} µs/unit`);
   if (row.errorSamples?.length) notes.push(`first error: ${row.errorSamples[0]}`);
   // The generator shares the cores: when it is saturated, req/s understates the server.
   if ((row.generatorCpuPercent ?? 0) >= 90) notes.push(`generator at ${row.generatorCpuPercent}% CPU`);

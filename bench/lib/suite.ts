@@ -9,11 +9,13 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BUILD_ROOT, buildServer, type ServerBuild } from './build.js';
+import { BackendUnavailable, CLUSTER_POSTGRES_URL, CLUSTER_REDIS_URL, CLUSTER_REPLICAS } from './cluster.js';
 import { needsBuild, ROOT, startGenerator, startServerProcess, type GeneratorProcess, type Measured, type ServerProcess } from './children.js';
 import type { BenchOptions } from './options.js';
 import { createTask, deliversPush, storedTasks } from './probe.js';
 import { summarizeProfile, type ProfileSummary } from './profile.js';
 import { machineInfo, type MachineInfo } from './proc.js';
+import { SERVER_LABEL } from './report.js';
 import type { LoadSpec, RequestTemplate, ServerKind, WorkloadId } from './types.js';
 import { RUN_ORDER, WORKLOADS, requests } from './workloads.js';
 
@@ -38,6 +40,11 @@ export interface Row {
   cpuMicrosPerUnit?: number;
   /** Server RSS at the end of the window (W5: after the settle), MB. */
   rssMb?: number;
+  /**
+   * The cluster: the CPU of PostgreSQL's and Redis's processes (all of them, whoever else uses
+   * them) per unit, microseconds; not in cpuMicrosPerUnit, which is the replicas' sum.
+   */
+  backendCpuMicrosPerUnit?: number;
   requests?: number;
   windowMs?: number;
   generatorCpuPercent?: number;
@@ -78,6 +85,13 @@ const PROCESSES_NOTE =
   'Processes: ours runs the tsc build (bench/.build/) under plain node, as production runs dist/; the peer and raw uWS run ' +
   'their thin entry files through tsx over precompiled code (@a2a-js/sdk\'s dist/, uWS\'s native addon); the load generator runs through tsx.';
 
+/** Said under a table with cluster rows: what "ours 2×pg" is and how its figures add up. */
+const CLUSTER_NOTE =
+  `ours 2×pg: ${CLUSTER_REPLICAS} replicas of ours (a process each, the same build) on one PostgreSQL (${CLUSTER_POSTGRES_URL}, a fresh schema per run, ` +
+  `dropped after) and one Redis (${CLUSTER_REDIS_URL}), all on this machine's cores with the generator; the generator deals its connections ` +
+  `round-robin over the replicas, so unit/s is the service's. CPU µs/unit and RSS MB are the sums over the replica processes; ` +
+  'the note adds PostgreSQL\'s and Redis\'s own CPU per unit (all their processes, anyone else\'s use of them included).';
+
 const MB = 1024 * 1024;
 const round = (n: number, digits = 1): number => Math.round(n * 10 ** digits) / 10 ** digits;
 
@@ -103,6 +117,7 @@ function rowOf(id: WorkloadId, kind: ServerKind, m: Measured, unitCount = m.resu
     errors: r.errors,
     ...(r.errorSamples.length > 0 ? { errorSamples: r.errorSamples } : {}),
     ...(unitCount > 0 ? { cpuMicrosPerUnit: round(m.serverCpuMicros / unitCount) } : {}),
+    ...(unitCount > 0 && m.backendCpuMicros !== undefined ? { backendCpuMicrosPerUnit: round(m.backendCpuMicros / unitCount) } : {}),
     rssMb: round(m.serverRssBytes / MB),
     requests: r.requests,
     windowMs: r.windowMs,
@@ -132,7 +147,7 @@ async function runWorkload(id: WorkloadId, run: ServerRun, opts: BenchOptions, l
   const { server } = run;
   const w = WORKLOADS[id];
   const spec = (request: RequestTemplate, extra: Partial<LoadSpec> = {}): LoadSpec => ({
-    origin: server.url,
+    origins: server.urls,
     request,
     check: w.check,
     connections: opts.connections,
@@ -218,6 +233,9 @@ async function runWorkload(id: WorkloadId, run: ServerRun, opts: BenchOptions, l
   }
 }
 
+/** Our server kinds: each is compared with the peer. */
+const OURS_KINDS: ReadonlySet<ServerKind> = new Set(['memory', 'sqlite', 'cluster']);
+
 /** Fills in the cross-row figures: ours against the peer and against the ceiling. */
 export function compare(rows: Row[]): Row[] {
   const find = (id: WorkloadId | undefined, kind: ServerKind) =>
@@ -227,7 +245,7 @@ export function compare(rows: Row[]): Row[] {
     const out: Row = { ...row };
     const ceiling = find(WORKLOADS[row.workload].ceiling, 'raw');
     if (ceiling?.rps && row.rps !== undefined) out.ofCeiling = round(row.rps / ceiling.rps, 3);
-    const peer = row.server === 'memory' || row.server === 'sqlite' ? find(row.workload, 'peer') : undefined;
+    const peer = OURS_KINDS.has(row.server) ? find(row.workload, 'peer') : undefined;
     if (peer) {
       if (row.workload === 'W5') {
         const ours = row.memory?.rssGrowthMbPer1k;
@@ -300,9 +318,18 @@ export async function runSuite(opts: BenchOptions, log: (line: string) => void =
       }
       const profileDir = profileRoot === undefined ? undefined : join(profileRoot, kind);
       if (profileDir !== undefined) mkdirSync(profileDir);
-      const server = await startServerProcess(kind, join(temp, `${kind}.db`), { build, cpuProfileDir: profileDir });
+      let server: ServerProcess;
+      try {
+        server = await startServerProcess(kind, join(temp, `${kind}.db`), { build, cpuProfileDir: profileDir });
+      } catch (err) {
+        // PostgreSQL or Redis is not running here: the cluster rows say so, the run goes on.
+        if (!(err instanceof BackendUnavailable)) throw err;
+        log(`${kind}: skipped: ${err.message}`);
+        rows.push(...plan.run.map((id) => unmeasured(id, kind, 'skipped', err.message)), ...plan.skipped);
+        continue;
+      }
       servers[kind] = `${server.description}; ${server.runtime}`;
-      log(`${kind}: ${server.description} at ${server.url} (pid ${server.pid}): ${server.runtime}`);
+      log(`${kind}: ${server.description} at ${server.urls.join(', ')} (pid ${server.pids.join(', ')}): ${server.runtime}`);
       const run: ServerRun = { server, generator: startGenerator(), tasksCreated: 0, windows: {} };
       try {
         for (const id of plan.run) {
@@ -331,6 +358,7 @@ export async function runSuite(opts: BenchOptions, log: (line: string) => void =
           notes.push(`profile: ${kind} wrote no .cpuprofile into ${relative(ROOT, profileDir)} (did it exit by itself?)`);
         } else {
           profiles.push(summarizeProfile(path, { server: kind, workload: opts.profile, root: ROOT, buildDir: build?.dir, window: run.windows[opts.profile] }));
+          if (server.pids.length > 1) notes.push(`profile: ${SERVER_LABEL[kind]} is the first of its ${server.pids.length} replicas (pid ${server.pids[0]}), which served its share of the load`);
           log(`  ${kind}: CPU profile ${relative(ROOT, path)}`);
         }
       }
@@ -343,6 +371,7 @@ export async function runSuite(opts: BenchOptions, log: (line: string) => void =
   const { outDir: _outDir, ...options } = opts;
   notes.push(...new Set(rows.map((r) => WORKLOADS[r.workload].note).filter((n): n is string => n !== undefined)));
   if (Object.keys(servers).length > 0) notes.push(PROCESSES_NOTE);
+  if (servers.cluster !== undefined) notes.push(CLUSTER_NOTE);
   return {
     schema: 'a2actor-bench/1',
     startedAt: new Date(started).toISOString(),

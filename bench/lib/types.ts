@@ -4,9 +4,12 @@
  * for, what a run measured, and the messages they exchange over the IPC channel.
  */
 
-/** The servers one run compares. `raw` is a bare uWS server: the ceiling of the machine. */
-export type ServerKind = 'raw' | 'memory' | 'sqlite' | 'peer';
-export const SERVER_KINDS: readonly ServerKind[] = ['raw', 'memory', 'sqlite', 'peer'];
+/**
+ * The servers one run compares. `raw` is a bare uWS server: the ceiling of the machine.
+ * `cluster` is ours as a service of two replicas (two processes) on PostgreSQL and Redis.
+ */
+export type ServerKind = 'raw' | 'memory' | 'sqlite' | 'cluster' | 'peer';
+export const SERVER_KINDS: readonly ServerKind[] = ['raw', 'memory', 'sqlite', 'cluster', 'peer'];
 
 /** W1..W8 from issue 5; C1/C6 are the raw server's ceilings for POST and GET. */
 export type WorkloadId = 'C1' | 'C6' | 'W1' | 'W2' | 'W3' | 'W4' | 'W5' | 'W6' | 'W7' | 'W8';
@@ -44,13 +47,17 @@ export const MESSAGE_ID = '__MESSAGE_ID__';
 export const PUSH_URL = '__PUSH_URL__';
 
 export interface LoadSpec {
-  /** `http://127.0.0.1:port` */
-  origin: string;
+  /**
+   * `http://127.0.0.1:port` of every process serving: one, or one per replica. Connection i
+   * goes to `origins[i % origins.length]` for the whole run (round-robin per connection, as a
+   * TCP load balancer spreads keep-alive clients).
+   */
+  origins: readonly string[];
   request: RequestTemplate;
   check: Check;
   /** Tasks a full `rpc-page` holds. */
   pageSize?: number;
-  /** Requests in flight at once (one per connection). */
+  /** Requests in flight at once (one per connection), over all origins together. */
   connections: number;
   /** Requests before the window opens: JIT, connection set-up, caches. Not measured. */
   warmupMs: number;

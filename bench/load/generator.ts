@@ -1,7 +1,8 @@
 /**
  * The load generator, run as its own process so its CPU is not the server's: it receives one
- * LoadSpec over IPC, keeps `connections` requests in flight on an undici Pool (one request
- * per connection at a time, keep-alive), checks every response, and reports a LoadResult.
+ * LoadSpec over IPC, keeps `connections` requests in flight on undici Pools (one request per
+ * connection at a time, keep-alive; one pool per origin when several replicas serve, the
+ * connections dealt round-robin over them), checks every response, and reports a LoadResult.
  *
  * Time mode: warm up, then measure a fixed window, then stop issuing and drain. Count mode:
  * issue exactly `totalRequests`, measured from the first, capped at `durationMs`. Either way
@@ -63,6 +64,7 @@ async function startReceiver(onDelivery: () => void): Promise<{ url: string; ser
 }
 
 export async function runLoad(spec: LoadSpec, notify: (message: GeneratorMessage) => void = () => {}): Promise<LoadResult> {
+  if (spec.origins.length === 0) throw new Error('no origin to send to');
   const countMode = spec.totalRequests !== undefined;
   let phase: Phase = countMode ? 'measure' : 'warmup';
   let ok = 0;
@@ -89,16 +91,21 @@ export async function runLoad(spec: LoadSpec, notify: (message: GeneratorMessage
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (streaming) headers.accept = 'text/event-stream';
 
-  const pool = new Pool(spec.origin, {
-    connections: spec.connections,
-    pipelining: 1,
-    keepAliveTimeout: 60_000,
-    headersTimeout: 30_000,
-    bodyTimeout: 30_000,
-  });
+  // One pool per origin (replica); worker i keeps to pools[i % n], so each pool needs only its
+  // share of the connections and every connection carries one request at a time.
+  const pools = spec.origins.map(
+    (origin) =>
+      new Pool(origin, {
+        connections: Math.ceil(spec.connections / spec.origins.length),
+        pipelining: 1,
+        keepAliveTimeout: 60_000,
+        headersTimeout: 30_000,
+        bodyTimeout: 30_000,
+      }),
+  );
 
   /** One request; resolves to an error reason or undefined, and the first event time if streamed. */
-  const once = async (): Promise<{ error?: string; firstEventNs?: bigint }> => {
+  const once = async (pool: Pool): Promise<{ error?: string; firstEventNs?: bigint }> => {
     const body = nextBody();
     const started = process.hrtime.bigint();
     const res = await pool.request({
@@ -128,7 +135,7 @@ export async function runLoad(spec: LoadSpec, notify: (message: GeneratorMessage
 
   let issued = 0;
   let completedTotal = 0;
-  const worker = async (): Promise<void> => {
+  const worker = async (pool: Pool): Promise<void> => {
     while (phase !== 'done') {
       if (countMode) {
         if (issued >= (spec.totalRequests ?? 0)) return;
@@ -137,7 +144,7 @@ export async function runLoad(spec: LoadSpec, notify: (message: GeneratorMessage
       const started = process.hrtime.bigint();
       let outcome: { error?: string; firstEventNs?: bigint };
       try {
-        outcome = await once();
+        outcome = await once(pool);
       } catch (err) {
         outcome = { error: err instanceof Error ? `${err.name}: ${err.message}` : String(err) };
       }
@@ -156,7 +163,11 @@ export async function runLoad(spec: LoadSpec, notify: (message: GeneratorMessage
   };
 
   const begin = process.hrtime.bigint();
-  const workers = Array.from({ length: spec.connections }, () => worker());
+  const workers: Promise<void>[] = [];
+  for (let i = 0; i < spec.connections; i++) {
+    const pool = pools[i % pools.length];
+    if (pool) workers.push(worker(pool));
+  }
   const allDone = Promise.all(workers);
 
   let windowStart = begin;
@@ -191,7 +202,7 @@ export async function runLoad(spec: LoadSpec, notify: (message: GeneratorMessage
   phase = 'done';
 
   await Promise.race([allDone, sleep(DRAIN_MS)]);
-  await pool.destroy();
+  await Promise.all(pools.map((pool) => pool.destroy()));
   if (receiver) {
     // Webhooks trail the sends: keep receiving until they stop, so a delivery backlog (and its
     // retries against a closed port) does not spill into the next workload's measurement.

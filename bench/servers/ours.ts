@@ -1,13 +1,23 @@
 /**
- * a2actor serving the bench echo agent, in its own process: `ours.ts <store>` with `memory` or
- * `sqlite:<path>`. Logging is off (as in production at high load, and as the peer does), and
- * webhooks may go to http://127.0.0.1 so W7 can deliver to the generator's local receiver.
+ * a2actor serving the bench echo agent, in its own process: `ours.ts <store> [<events>]`, the
+ * store `memory`, `sqlite:<path>` or `postgres://…?schema=<name>`, the events `memory` (default)
+ * or `redis://…` (one replica of several: bench/lib/cluster.ts). Logging is off (as in
+ * production at high load, and as the peer does), and webhooks may go to http://127.0.0.1 so W7
+ * can deliver to the generator's local receiver.
  */
 import { createServer } from '../../src/index.js';
 import echoAgent from '../agents/echo-agent.js';
 import { serve } from './child.js';
 
 const store = process.argv[2] ?? 'memory';
+const events = process.argv[3] ?? 'memory';
+
+/** The store as the report names it: PostgreSQL's description leaves out the schema. */
+function storeOf(description: string): string {
+  if (!/^postgres(ql)?:\/\//.test(store)) return description;
+  const schema = new URL(store).searchParams.get('schema');
+  return schema === null ? description : `${description}?schema=${schema}`;
+}
 
 await serve(async () => {
   const server = await createServer({
@@ -15,10 +25,12 @@ await serve(async () => {
     host: '127.0.0.1',
     port: 0,
     store,
+    events,
     logLevel: 'silent',
     env: {},
     pushAllowHttp: true,
     pushAllowedHosts: ['127.0.0.1'],
   });
-  return { url: server.url, description: `a2actor, ${server.store.description}, uWS ${server.native ? 'native' : 'fallback'}`, close: () => server.close() };
+  const parts = ['a2actor', storeOf(server.store.description), ...(events === 'memory' ? [] : [`events ${events}`]), `uWS ${server.native ? 'native' : 'fallback'}`];
+  return { url: server.url, description: parts.join(', '), close: () => server.close() };
 });

@@ -1,17 +1,23 @@
 /**
  * The bench harness itself (bench/): it reads its options as documented, it summarizes a CPU
- * profile, and two short smoke workloads run end to end against our server (compiled once with
+ * profile, and short smoke workloads run end to end against our server (compiled once with
  * tsc, as the bench runs it) in its own process, driven by the load generator in another, over
- * real sockets, one of them under --cpu-prof. No timing is asserted: this machine is shared;
- * only that the runs completed requests, without errors, into well-formed reports.
+ * real sockets: one of them under --cpu-prof, one on two replicas sharing the PostgreSQL and
+ * Redis of this machine. No timing is asserted: this machine is shared; only that the runs
+ * completed requests, without errors, into well-formed reports.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkResponse, checkStreamEvent } from '../../bench/load/checks.js';
 import { SseReader } from '../../bench/load/sse.js';
 import { buildServer, type ServerBuild } from '../../bench/lib/build.js';
+import { startGenerator, type ServerProcess } from '../../bench/lib/children.js';
+import { CLUSTER_POSTGRES_URL } from '../../bench/lib/cluster.js';
 import { OptionsError, parseOptions, type BenchOptions } from '../../bench/lib/options.js';
 import { formatProfile, summarizeProfile } from '../../bench/lib/profile.js';
 import { formatTable, writeReport } from '../../bench/lib/report.js';
@@ -21,7 +27,7 @@ describe('bench options', () => {
   it('defaults to every server and workload with windows that fit ten minutes', () => {
     const opts = parseOptions([], '/tmp/out');
     if (opts === 'help') throw new Error('unexpected help');
-    expect(opts.servers).toEqual(['raw', 'memory', 'sqlite', 'peer']);
+    expect(opts.servers).toEqual(['raw', 'memory', 'sqlite', 'cluster', 'peer']);
     expect(opts.workloads).toEqual(['W1', 'W2', 'W3', 'W4', 'W5', 'W6', 'W7', 'W8']);
     expect(opts).toMatchObject({ quick: false, warmupMs: 2000, durationMs: 8000, connections: 64, tasks: 100_000, outDir: '/tmp/out' });
   });
@@ -41,6 +47,7 @@ describe('bench options', () => {
   it('--profile runs that one workload on our memory server unless told otherwise', () => {
     expect(parseOptions(['--profile', 'W1'], '/x')).toMatchObject({ profile: 'W1', servers: ['memory'], workloads: ['W1'] });
     expect(parseOptions(['--profile', 'W4', '--servers', 'ours-memory,ours-sqlite'], '/x')).toMatchObject({ profile: 'W4', servers: ['memory', 'sqlite'], workloads: ['W4'] });
+    expect(parseOptions(['--servers', 'ours-cluster'], '/x')).toMatchObject({ servers: ['cluster'] });
     // The profiled workload always runs, after the ones it may depend on.
     expect(parseOptions(['--profile', 'W8', '--workloads', 'W5'], '/x')).toMatchObject({ profile: 'W8', workloads: ['W5', 'W8'] });
     expect(parseOptions([], '/x')).toMatchObject({ profile: undefined });
@@ -168,6 +175,85 @@ describe('bench smoke run', () => {
       expect(written).toEqual(JSON.parse(JSON.stringify(report)));
     } finally {
       rmSync(out, { recursive: true, force: true });
+    }
+  });
+
+  it('spreads the connections over every replica and sums their CPU', { timeout: 60_000 }, async () => {
+    // Two stand-in replicas in this process; the generator runs in its own, as in a bench run.
+    const served = [0, 0];
+    const replicas = await Promise.all(
+      served.map(async (_, i) => {
+        const server = createHttpServer((req, res) => {
+          served[i] = (served[i] ?? 0) + 1;
+          req.resume();
+          res.setHeader('content-type', 'application/json');
+          res.end('{"jsonrpc":"2.0","id":1,"result":{"ok":true}}');
+        });
+        await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+        return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+      }),
+    );
+    const generator = startGenerator();
+    try {
+      const standIn: ServerProcess = {
+        kind: 'cluster',
+        pids: [process.pid, process.pid],
+        url: replicas[0]?.url ?? '',
+        urls: replicas.map((r) => r.url),
+        description: 'two stand-ins',
+        runtime: 'vitest',
+        backendPids: () => [process.pid],
+        settle: () => Promise.resolve({ rssBytes: 0, heapUsedBytes: 0 }),
+        stop: () => Promise.resolve(),
+      };
+      const m = await generator.run(
+        { origins: standIn.urls, request: { method: 'GET', path: '/' }, check: 'raw', connections: 4, warmupMs: 100, durationMs: 500 },
+        standIn,
+      );
+      expect(m.result).toMatchObject({ errors: 0 });
+      expect(m.result.requests).toBeGreaterThan(0);
+      expect(served.every((n) => n > 0)).toBe(true);
+      expect(Math.abs((served[0] ?? 0) - (served[1] ?? 0))).toBeLessThanOrEqual(Math.max(10, (served[0] ?? 0) * 0.5));
+      // This process counted twice: the sum over the "replicas" is twice its own CPU.
+      expect(m.serverCpuMicros).toBeGreaterThan(0);
+      expect(m.backendCpuMicros).toBeGreaterThan(0);
+      expect(m.serverRssBytes).toBeGreaterThan(2 * 10 * 1024 * 1024);
+    } finally {
+      await generator.close();
+      await Promise.all(replicas.map((r) => new Promise<void>((resolve) => r.server.close(() => resolve()).closeAllConnections())));
+    }
+  });
+
+  it('runs two replicas on PostgreSQL and Redis as one service, and drops its schema', { timeout: 120_000 }, async () => {
+    const report = await runSuite(smoke({ servers: ['cluster'], workloads: ['W1', 'W3'], durationMs: 1000 }), () => {}, build);
+    expect(report.servers.cluster).toMatch(/^2 replicas \(\d+, \d+\) of a2actor, postgres:\/\/127\.0\.0\.1:5432\/test\?schema=a2actor_bench_\w+, events redis:\/\/127\.0\.0\.1:6379, uWS/);
+    expect(report.servers.cluster).toMatch(/; 2 × node --expose-gc bench\/\.build\/run-\w+\/bench\/servers\/ours\.js$/);
+    expect(report.rows.map((r) => [r.workload, r.server, r.outcome])).toEqual([
+      ['W1', 'cluster', 'measured'],
+      ['W3', 'cluster', 'measured'],
+    ]);
+    for (const row of report.rows) {
+      expect(row, row.errorSamples?.join('; ')).toMatchObject({ errors: 0 });
+      expect(row.requests).toBeGreaterThan(0);
+      expect(row.rps).toBeGreaterThan(0);
+      expect(row.cpuMicrosPerUnit).toBeGreaterThan(0);
+      expect(row.rssMb).toBeGreaterThan(0);
+      expect(row.backendCpuMicrosPerUnit).toBeGreaterThanOrEqual(0);
+    }
+    const table = formatTable(report);
+    expect(table).toMatch(/W1 JSON-RPC message\/send\s+ours 2×pg/);
+    expect(table).toMatch(/PostgreSQL\+Redis CPU [\d.]+ µs\/unit/);
+    expect(report.notes.some((n) => n.startsWith('ours 2×pg: 2 replicas'))).toBe(true);
+
+    // The run's schema is gone with its tasks.
+    const schema = /schema=(a2actor_bench_\w+)/.exec(report.servers.cluster ?? '')?.[1];
+    const client = new pg.Client({ connectionString: CLUSTER_POSTGRES_URL });
+    await client.connect();
+    try {
+      const left = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]);
+      expect(left.rowCount).toBe(0);
+    } finally {
+      await client.end();
     }
   });
 
