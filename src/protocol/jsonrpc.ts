@@ -97,7 +97,8 @@ export function createJsonRpcHandler(ops: Operations, logger: Logger) {
       }
     },
 
-    versionError(id: RpcId, err: A2AError): Reply {
+    /** An error found before dispatch (version, parse): a JSON-RPC error body with its status. */
+    errorReply(id: RpcId, err: A2AError): Reply {
       return rpcError(id, err);
     },
   };

@@ -4,12 +4,12 @@
  */
 import type { IncomingRequest } from '../agent.js';
 import type { Logger } from '../log.js';
-import { A2AError, a2aError } from './errors.js';
+import { a2aError } from './errors.js';
 import { createJsonRpcHandler } from './jsonrpc.js';
 import type { Operations } from './operations.js';
 import { json, restError, type Reply } from './reply.js';
 import { createRestHandler, segmentsOf } from './rest.js';
-import { checkVersion } from './version.js';
+import { versionError } from './version.js';
 
 export interface ProtocolRequest {
   method: string;
@@ -43,15 +43,13 @@ export function createRouter(ops: Operations, logger: Logger) {
     const isRpc = req.path === '/' && req.method === 'POST';
     const parsed = req.method === 'POST' || req.method === 'PUT' ? parseBody(req.body) : { ok: true as const, value: {} };
 
-    try {
-      checkVersion(req.headers['a2a-version']);
-    } catch (err) {
-      const a2a = err as A2AError;
-      return isRpc ? rpc.versionError(parsed.ok ? rpc.idOf(parsed.value) : null, a2a) : restError(a2a);
+    const badVersion = versionError(req.headers['a2a-version']);
+    if (badVersion) {
+      return isRpc ? rpc.errorReply(parsed.ok ? rpc.idOf(parsed.value) : null, badVersion) : restError(badVersion);
     }
 
     if (isRpc) {
-      if (!parsed.ok) return rpc.versionError(null, a2aError('parseError'));
+      if (!parsed.ok) return rpc.errorReply(null, a2aError('parseError'));
       return rpc.handle(parsed.value, { request: incoming, baseUrl: req.baseUrl, lastEventId: req.headers['last-event-id'] });
     }
     if (req.method === 'GET' && (CARD_PATHS.has(req.path) || req.path === '/')) {
