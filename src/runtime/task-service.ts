@@ -1,8 +1,10 @@
 /**
  * TaskService: create, continue, get, list and cancel tasks. Each task that is running has one
- * XState actor (machines/task.machine.ts) with the runtime's effects provided; the agent
- * handler runs as the machine's invoked `agentTurn` actor. Paused and terminal tasks are
- * persisted and their actors stopped, so memory holds only work in progress.
+ * XState actor (machines/task.machine.ts) with the runtime's effects provided; the machine's
+ * `startAgentTurn` action starts one turn of the agent handler, which reports back with
+ * AGENT_DONE or AGENT_FAILED. Paused and terminal tasks are persisted and their actors stopped,
+ * so memory holds only work in progress. With replicas, a Coordinator lease says which replica
+ * runs a task (see docs/architecture.md).
  */
 import { createActor, type InspectionEvent, type Observer } from 'xstate';
 import type { AgentDefinition, ArtifactChunk } from '../agent.js';
