@@ -6,6 +6,7 @@
 import type { Actor } from 'xstate';
 import type { TaskMachine, TaskMachineEventType } from '../../machines/task.machine.js';
 import type { Message, Task } from '../protocol/schemas.js';
+import type { MessageKey } from '../store/types.js';
 
 /** How the task is persisted while it runs (spec rule 4). */
 export type PersistMode = 'progress' | 'stream';
@@ -38,6 +39,8 @@ export class LiveTask {
   mode: PersistMode;
   /** The turn's final write failed for the whole retry window. */
   unstored = false;
+  /** The message that started this task, not yet recorded in the store for idempotency. */
+  messageKey: MessageKey | undefined;
   /** This task's store writes, one after another (TaskService.write). */
   writes: Promise<void> = Promise.resolve();
   /** The one write that makes a running task findable by other replicas (see ensureVisible). */

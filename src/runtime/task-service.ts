@@ -313,11 +313,9 @@ export class TaskService {
     const key = `${scope}\u0000${messageId}`;
     this.live.set(live.id, live);
     this.liveMessageKeys.set(key, live.id);
-    live.whenExposed(() => {
-      this.opts.store.rememberMessage(scope, messageId, live.id).catch((err) =>
-        this.opts.logger.error('store.remember_message_failed', { taskId: live.id, ...errorFields(err) }),
-      );
-    });
+    // Recorded with the task's first write (a task that is never written, replaced by a direct
+    // reply, leaves no record); until then the in-memory key answers.
+    live.messageKey = { scope, messageId };
     void live.settled.then(() => this.liveMessageKeys.delete(key));
   }
 
@@ -529,15 +527,19 @@ export class TaskService {
    * otherwise commit an earlier progress write after the turn's final one.
    */
   private write(live: LiveTask, snapshot: Task, failure: string): Promise<boolean> {
-    const result = live.writes.then(() =>
-      this.opts.store.saveTask(snapshot).then(
-        () => true,
+    const result = live.writes.then(() => {
+      const key = live.messageKey;
+      return this.opts.store.saveTask(snapshot, key).then(
+        () => {
+          if (live.messageKey === key) live.messageKey = undefined;
+          return true;
+        },
         (err: unknown) => {
           this.opts.logger.error(failure, { taskId: live.id, state: snapshot.status.state, ...errorFields(err) });
           return false;
         },
-      ),
-    );
+      );
+    });
     live.writes = result.then(() => undefined);
     return result;
   }

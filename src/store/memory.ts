@@ -5,7 +5,7 @@
  * the whole store for its `totalSize`.
  */
 import type { PushNotificationConfig, Task, TaskState } from '../protocol/schemas.js';
-import type { TaskListQuery, TaskPage, TaskStore } from './types.js';
+import type { MessageKey, TaskListQuery, TaskPage, TaskStore } from './types.js';
 
 interface Row {
   state: TaskState;
@@ -41,7 +41,8 @@ export class MemoryTaskStore implements TaskStore {
     return row ? parse(row) : undefined;
   }
 
-  async saveTask(task: Task): Promise<void> {
+  async saveTask(task: Task, messageKey?: MessageKey): Promise<void> {
+    if (messageKey) this.rememberMessage(messageKey, task.id);
     const row: Row = {
       state: task.status.state,
       statusTimestamp: task.status.timestamp,
@@ -116,7 +117,7 @@ export class MemoryTaskStore implements TaskStore {
     return this.messages.get(`${scope}\u0000${messageId}`);
   }
 
-  async rememberMessage(scope: string, messageId: string, taskId: string): Promise<void> {
+  private rememberMessage({ scope, messageId }: MessageKey, taskId: string): void {
     // The first task a message produced stays its answer (idempotency).
     const key = `${scope}\u0000${messageId}`;
     if (!this.messages.has(key)) this.messages.set(key, taskId);

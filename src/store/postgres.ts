@@ -7,7 +7,7 @@
 import pg from 'pg';
 import { a2aError, A2AError } from '../protocol/errors.js';
 import type { PushNotificationConfig, Task, TaskState } from '../protocol/schemas.js';
-import type { TaskListQuery, TaskPage, TaskStore } from './types.js';
+import type { MessageKey, TaskListQuery, TaskPage, TaskStore } from './types.js';
 
 type StoredPushConfig = PushNotificationConfig & { id: string };
 
@@ -134,12 +134,21 @@ export class PostgresTaskStore implements TaskStore {
     return rows[0]?.body;
   }
 
-  async saveTask(task: Task): Promise<void> {
-    await this.query(
-      `INSERT INTO a2actor_tasks (id, context_id, state, status_ts, body) VALUES ($1, $2, $3, $4, $5)
+  async saveTask(task: Task, messageKey?: MessageKey): Promise<void> {
+    const upsert = `INSERT INTO a2actor_tasks (id, context_id, state, status_ts, body) VALUES ($1, $2, $3, $4, $5)
        ON CONFLICT (id) DO UPDATE SET context_id = EXCLUDED.context_id, state = EXCLUDED.state,
-         status_ts = EXCLUDED.status_ts, body = EXCLUDED.body`,
-      [task.id, task.contextId, task.status.state, task.status.timestamp, JSON.stringify(task)],
+         status_ts = EXCLUDED.status_ts, body = EXCLUDED.body`;
+    const params = [task.id, task.contextId, task.status.state, task.status.timestamp, JSON.stringify(task)];
+    if (!messageKey) {
+      await this.query(upsert, params);
+      return;
+    }
+    // One statement, one round trip: the idempotency record rides along with the task.
+    await this.query(
+      `WITH remembered AS (
+         INSERT INTO a2actor_message_keys (scope, message_id, task_id) VALUES ($6, $7, $1) ON CONFLICT DO NOTHING
+       ) ${upsert}`,
+      [...params, messageKey.scope, messageKey.messageId],
     );
   }
 
@@ -179,13 +188,6 @@ export class PostgresTaskStore implements TaskStore {
       [scope, messageId],
     );
     return rows[0]?.task_id;
-  }
-
-  async rememberMessage(scope: string, messageId: string, taskId: string): Promise<void> {
-    await this.query(
-      'INSERT INTO a2actor_message_keys (scope, message_id, task_id) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING',
-      [scope, messageId, taskId],
-    );
   }
 
   async savePushConfig(taskId: string, config: StoredPushConfig): Promise<void> {

@@ -7,7 +7,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { PushNotificationConfig, Task, TaskState } from '../protocol/schemas.js';
-import type { TaskListQuery, TaskPage, TaskStore } from './types.js';
+import type { MessageKey, TaskListQuery, TaskPage, TaskStore } from './types.js';
 
 type StoredPushConfig = PushNotificationConfig & { id: string };
 
@@ -41,6 +41,8 @@ export class SqliteTaskStore implements TaskStore {
   readonly description: string;
   private readonly db: Database.Database;
   private readonly stmt;
+  /** The task and its idempotency record in one transaction (one WAL commit). */
+  private readonly saveWithKey: (row: Record<string, string>, key: MessageKey) => void;
 
   constructor(path: string) {
     this.description = `sqlite:${path}`;
@@ -71,6 +73,11 @@ export class SqliteTaskStore implements TaskStore {
       listPush: db.prepare<[string], { body: string }>('SELECT body FROM push_configs WHERE task_id = ? ORDER BY seq'),
       deletePush: db.prepare('DELETE FROM push_configs WHERE task_id = ? AND config_id = ?'),
     };
+    const stmt = this.stmt;
+    this.saveWithKey = db.transaction((row: Record<string, string>, key: MessageKey) => {
+      stmt.upsert.run(row);
+      stmt.rememberMessage.run(key.scope, key.messageId, row.id);
+    });
   }
 
   private migrate(): void {
@@ -88,14 +95,19 @@ export class SqliteTaskStore implements TaskStore {
     return row ? (JSON.parse(row.body) as Task) : undefined;
   }
 
-  async saveTask(task: Task): Promise<void> {
-    this.stmt.upsert.run({
+  async saveTask(task: Task, messageKey?: MessageKey): Promise<void> {
+    const row = {
       id: task.id,
       contextId: task.contextId,
       state: task.status.state,
       ts: task.status.timestamp,
       body: JSON.stringify(task),
-    });
+    };
+    if (!messageKey) {
+      this.stmt.upsert.run(row);
+      return;
+    }
+    this.saveWithKey(row, messageKey);
   }
 
   async listTasks(query: TaskListQuery): Promise<TaskPage> {
@@ -145,9 +157,6 @@ export class SqliteTaskStore implements TaskStore {
     return this.stmt.findMessage.get(scope, messageId)?.task_id;
   }
 
-  async rememberMessage(scope: string, messageId: string, taskId: string): Promise<void> {
-    this.stmt.rememberMessage.run(scope, messageId, taskId);
-  }
 
   async savePushConfig(taskId: string, config: StoredPushConfig): Promise<void> {
     this.stmt.savePush.run({ taskId, configId: config.id, body: JSON.stringify(config) });

@@ -8,6 +8,12 @@
  */
 import type { PushNotificationConfig, Task, TaskState } from '../protocol/schemas.js';
 
+/** A message as idempotency sees it: its id within a scope (the task, the context, or none). */
+export interface MessageKey {
+  scope: string;
+  messageId: string;
+}
+
 export interface TaskListQuery {
   contextId?: string;
   status?: TaskState;
@@ -30,15 +36,17 @@ export interface TaskStore {
   /** Short description for the start-up log, e.g. `sqlite:./data/a2actor.db`. */
   readonly description: string;
   getTask(id: string): Promise<Task | undefined>;
-  /** Insert or replace the whole task. */
-  saveTask(task: Task): Promise<void>;
+  /**
+   * Insert or replace the whole task; with `messageKey`, also record (in the same write) that
+   * this message produced this task, for idempotency. A key already recorded keeps its task.
+   */
+  saveTask(task: Task, messageKey?: MessageKey): Promise<void>;
   listTasks(query: TaskListQuery): Promise<TaskPage>;
   /** Tasks in any of these states (start-up recovery). */
   tasksInStates(states: readonly TaskState[]): Promise<Task[]>;
 
   /** Idempotency: the task a (scope, messageId) already produced. */
   findTaskIdByMessage(scope: string, messageId: string): Promise<string | undefined>;
-  rememberMessage(scope: string, messageId: string, taskId: string): Promise<void>;
 
   /** Push configs, in creation order per task. */
   savePushConfig(taskId: string, config: PushNotificationConfig & { id: string }): Promise<void>;

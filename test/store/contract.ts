@@ -94,13 +94,20 @@ export function storeContract(name: string, open: () => Promise<{ store: TaskSto
       await store.close();
     });
 
-    it('remembers message ids per scope', async () => {
+    it('records the message that produced a task with its write, per scope; the first task stays', async () => {
       const { store } = await open();
-      await store.rememberMessage('ctx-1', 'm1', 't1');
-      expect(await store.findTaskIdByMessage('ctx-1', 'm1')).toBe('t1');
+      const t1 = task('completed', { contextId: 'ctx-1' });
+      await store.saveTask(t1, { scope: 'ctx-1', messageId: 'm1' });
+      expect(await store.getTask(t1.id)).toEqual(t1);
+      expect(await store.findTaskIdByMessage('ctx-1', 'm1')).toBe(t1.id);
       expect(await store.findTaskIdByMessage('ctx-2', 'm1')).toBeUndefined();
-      await store.rememberMessage('ctx-1', 'm1', 't-other');
-      expect(await store.findTaskIdByMessage('ctx-1', 'm1')).toBe('t1');
+      const other = task('completed', { contextId: 'ctx-1' });
+      await store.saveTask(other, { scope: 'ctx-1', messageId: 'm1' });
+      expect(await store.findTaskIdByMessage('ctx-1', 'm1')).toBe(t1.id);
+      expect(await store.getTask(other.id)).toEqual(other);
+      // A later write of the same task with its key again changes nothing.
+      await store.saveTask({ ...t1, status: { state: 'completed', timestamp: new Date().toISOString() } }, { scope: 'ctx-1', messageId: 'm1' });
+      expect(await store.findTaskIdByMessage('ctx-1', 'm1')).toBe(t1.id);
       await store.close();
     });
 
@@ -129,8 +136,7 @@ export function storeContract(name: string, open: () => Promise<{ store: TaskSto
         return;
       }
       const t = task('input-required');
-      await store.saveTask(t);
-      await store.rememberMessage('s', 'm', t.id);
+      await store.saveTask(t, { scope: 's', messageId: 'm' });
       await store.savePushConfig(t.id, { id: 'x', url: 'https://x.example.com' });
       await store.close();
       const again = await reopen();
