@@ -9,6 +9,7 @@
  */
 import { Redis } from 'ioredis';
 import type { Logger } from '../log.js';
+import { a2aError } from '../protocol/errors.js';
 import type { StreamEvent } from '../protocol/schemas.js';
 import type { EventListener, EventLogStats, LoggedEvent, MemoryEventLog, TaskEventLog } from '../runtime/event-log.js';
 
@@ -48,7 +49,9 @@ export class RedisEventLog implements TaskEventLog {
     // Owner writes are fire-and-forget: with no offline queue they fail fast while Redis is
     // down (logged) instead of piling up in memory.
     this.redis = new Redis(opts.url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true });
-    this.sub = new Redis(opts.url, { maxRetriesPerRequest: 1, lazyConnect: true });
+    // Subscriptions are restored by ioredis after a reconnect; new ones fail fast while Redis
+    // is away (prepare answers 503 instead of waiting for it).
+    this.sub = new Redis(opts.url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true });
     this.redis.on('error', (err: Error) => this.report(err));
     this.sub.on('error', (err: Error) => this.report(err));
     this.sub.on('message', (channel: string) => {
@@ -134,6 +137,9 @@ export class RedisEventLog implements TaskEventLog {
     if (this.ownTurns.has(taskId)) return () => {};
     let mirror = this.mirrors.get(taskId);
     if (!mirror) {
+      if (this.redis.status !== 'ready' || this.sub.status !== 'ready') {
+        throw a2aError('unavailable', 'the shared event log (Redis) is not reachable');
+      }
       const created: Mirror = { refs: 0, loaded: Promise.resolve(), reading: Promise.resolve() };
       this.mirrors.set(taskId, created);
       // Subscribe before the first read: an event added in between is read by the next pull.
@@ -153,7 +159,7 @@ export class RedisEventLog implements TaskEventLog {
       await mirror.loaded;
     } catch (err) {
       release();
-      throw err;
+      throw a2aError('unavailable', `the shared event log (Redis) is not reachable: ${err instanceof Error ? err.message : String(err)}`);
     }
     return release;
   }
