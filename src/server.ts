@@ -92,6 +92,8 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
     logger,
     coordinator,
     leaseTtl: settings.leaseTtl,
+    // With replicas a turn's webhooks go out (2 s at most) before another replica may run the next.
+    beforeHandOver: (taskId) => pushDelivery?.drained(taskId, 2000) ?? Promise.resolve(),
     ...(inspect ? { inspect } : {}),
   });
   const push = new PushConfigs(store);

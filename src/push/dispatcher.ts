@@ -174,6 +174,26 @@ export class PushDispatcher {
     return worker;
   }
 
+  /**
+   * Resolves when every delivery queued so far for the task has finished (or after `capMs`):
+   * the replica that ran a turn waits for this before another replica may run the next one,
+   * so one config's deliveries stay in order across replicas.
+   */
+  async drained(taskId: string, capMs: number): Promise<void> {
+    const prefix = `${taskId}\u0000`;
+    const work = (async () => {
+      await this.lookups.get(taskId);
+      const workers = [...this.workers.entries()].filter(([key]) => key.startsWith(prefix)).map(([, w]) => w.drained());
+      await Promise.all(workers);
+    })();
+    let timer: NodeJS.Timeout | undefined;
+    const cap = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, capMs);
+    });
+    await Promise.race([work, cap]);
+    clearTimeout(timer);
+  }
+
   stats(): PushStats {
     let queued = 0;
     for (const worker of this.workers.values()) queued += worker.backlog;

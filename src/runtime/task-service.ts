@@ -49,6 +49,11 @@ export interface TaskServiceOptions {
    */
   coordinator?: Coordinator;
   leaseTtl?: number;
+  /**
+   * With replicas: runs after a turn ends and before its lease is given up (push uses it to
+   * let the turn's webhooks go out first, so the next turn's, maybe elsewhere, follow them).
+   */
+  beforeHandOver?: (taskId: string) => Promise<void>;
   /** Stately inspector (or any observer) of every task actor. */
   inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
 }
@@ -62,7 +67,20 @@ export type StartedTurn = { kind: 'existing'; task: Task } | { kind: 'live'; liv
 
 const FAILED_ON_RESTART = 'The server stopped while this task was running; it was marked failed.';
 const TASK_ELSEWHERE = 'the task is being continued on another replica';
+/** How long a follow-up waits for the replica that ran the last turn to give the task up. */
+const LEASE_WAIT_MS = 3000;
 const HANDLER_FAILED = 'The agent failed while handling this task.';
+
+/**
+ * A status timestamp later than the task's current one. Webhook receivers deduplicate by task
+ * id and status timestamp (spec "Push notifications" 2), so two transitions in one millisecond
+ * must not share one: the second moves to the next millisecond.
+ */
+function nextStatusTimestamp(task: Task): string {
+  const now = Date.now();
+  const previous = Date.parse(task.status.timestamp);
+  return new Date(Number.isNaN(previous) || now > previous ? now : previous + 1).toISOString();
+}
 
 export class TaskService {
   private readonly live = new Map<string, LiveTask>();
@@ -76,6 +94,8 @@ export class TaskService {
   private initialized = false;
   private closed = false;
   private readonly coordinator: Coordinator;
+  /** Turns that ended here and whose lease is not given up yet. */
+  private readonly handOvers = new Map<string, Promise<void>>();
   /** Running tasks with a progress write due, and the ticker that writes them. */
   private readonly dirty = new Set<LiveTask>();
   private flushTicker: NodeJS.Timeout | undefined;
@@ -152,7 +172,7 @@ export class TaskService {
   }
 
   private markFailed(task: Task, reason: string): void {
-    const timestamp = new Date().toISOString();
+    const timestamp = nextStatusTimestamp(task);
     const message = agentMessage(reason, task.id, task.contextId);
     task.status = { state: 'failed', timestamp, message };
     task.history = [...(task.history ?? []), message];
@@ -294,8 +314,17 @@ export class TaskService {
    * The lease that makes this replica the one running a task. One process needs none: its
    * live-task map already says which tasks run (and costs no round trip per task).
    */
-  private claim(taskId: string): Promise<boolean> {
-    return this.clustered ? this.coordinator.acquire(taskId) : Promise.resolve(true);
+  private async claim(taskId: string): Promise<boolean> {
+    if (!this.clustered) return true;
+    // A turn that just ended here gives its lease up first (its webhooks may still be going).
+    await this.handOvers.get(taskId);
+    // The replica that ran the last turn may hold the lease a moment longer for the same reason.
+    const giveUpAt = Date.now() + LEASE_WAIT_MS;
+    for (;;) {
+      if (await this.coordinator.acquire(taskId)) return true;
+      if (Date.now() >= giveUpAt) return false;
+      await new Promise((r) => setTimeout(r, 25));
+    }
   }
 
   private unclaim(taskId: string): Promise<void> {
@@ -409,7 +438,7 @@ export class TaskService {
   private onStateEntered(taskId: string, state: TaskState): void {
     const live = this.live.get(taskId);
     if (!live) return;
-    const timestamp = new Date().toISOString();
+    const timestamp = nextStatusTimestamp(live.task);
     const message = live.pendingMessage;
     live.pendingMessage = undefined;
     live.task.status = message ? { state, timestamp, message } : { state, timestamp };
@@ -432,7 +461,7 @@ export class TaskService {
     if (!live) return;
     const message = live.pendingMessage;
     live.pendingMessage = undefined;
-    const timestamp = new Date().toISOString();
+    const timestamp = nextStatusTimestamp(live.task);
     live.task.status = message ? { state: 'working', timestamp, message } : { state: 'working', timestamp };
     this.publishStatus(live);
     this.scheduleFlush(live);
@@ -566,12 +595,24 @@ export class TaskService {
     if (live.unstored) this.opts.logger.error('store.final_write_lost', { taskId: live.id, state: live.task.status.state });
     this.publishStatus(live);
     this.release(live);
-    await this.unclaim(live.id).catch((err) =>
-      this.opts.logger.warn('runtime.lease_release_failed', { taskId: live.id, ...errorFields(err) }),
-    );
     // Paused tasks too: their events stay replayable for a while, and `_eventSeq` numbers the next turn.
     this.opts.events.close(live.id);
+    if (this.clustered) this.handOver(live.id);
     live.finish({ kind: 'task' });
+  }
+
+  /** Gives the lease up once the turn's after-effects are done; a next turn here waits for it. */
+  private handOver(taskId: string): void {
+    const done = (async () => {
+      await this.opts.beforeHandOver?.(taskId).catch(() => {});
+      // A turn that started here meanwhile keeps the lease (it waited for this hand-over).
+      if (!this.live.has(taskId)) await this.unclaim(taskId);
+    })()
+      .catch((err: unknown) => this.opts.logger.warn('runtime.lease_release_failed', { taskId, ...errorFields(err) }))
+      .finally(() => {
+        if (this.handOvers.get(taskId) === done) this.handOvers.delete(taskId);
+      });
+    this.handOvers.set(taskId, done);
   }
 
   private release(live: LiveTask): void {
@@ -693,7 +734,7 @@ export class TaskService {
     try {
       const task = await this.opts.store.getTask(taskId);
       if (!task || isTerminalState(task.status.state)) return;
-      const timestamp = new Date().toISOString();
+      const timestamp = nextStatusTimestamp(task);
       task.status = { state: 'canceled', timestamp };
       this.transitionsOf(task).push({ state: 'canceled', timestamp });
       await this.opts.store.saveTask(task);

@@ -26,3 +26,28 @@ describe('agent context', () => {
     }
   });
 });
+
+describe('status timestamps', () => {
+  it('strictly increase within a task, even for transitions in the same millisecond', async () => {
+    const agent = defineAgent({
+      card: { name: 'T', description: 'many statuses', version: '1', skills: [] },
+      handler({ status, complete }) {
+        for (let i = 0; i < 20; i++) status(`step ${i}`);
+        complete('done');
+      },
+    });
+    const server = await createServer({ agent, port: 0, store: 'memory', logLevel: 'silent', env: {} });
+    try {
+      const res = await fetch(`${server.url}/v1/message:send`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ message: { role: 'user', messageId: 't1', parts: [{ kind: 'text', text: 'go' }] } }),
+      });
+      const task = (await res.json()) as { metadata: { stateTransitions: { timestamp: string }[] }; status: { timestamp: string } };
+      const times = task.metadata.stateTransitions.map((t) => Date.parse(t.timestamp));
+      for (let i = 1; i < times.length; i++) expect(times[i]).toBeGreaterThan(times[i - 1] as number);
+    } finally {
+      await server.close();
+    }
+  });
+});
