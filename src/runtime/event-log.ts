@@ -195,11 +195,6 @@ export class MemoryEventLog implements TaskEventLog {
     if (this.logs.get(taskId) === log) this.logs.delete(taskId);
   }
 
-  /** Whether anyone listens to the task's events here. */
-  hasListeners(taskId: string): boolean {
-    return (this.logs.get(taskId)?.listeners.size ?? 0) > 0;
-  }
-
   stats(): EventLogStats {
     let subscribers = 0;
     let retained = 0;

@@ -192,10 +192,6 @@ export class TaskService {
     this.inlinePushRegistrar = registrar;
   }
 
-  get store(): TaskStore {
-    return this.opts.store;
-  }
-
   get events(): TaskEventLog {
     return this.opts.events;
   }

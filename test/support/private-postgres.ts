@@ -5,7 +5,7 @@
  */
 import { execFile } from 'node:child_process';
 import { chownSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { freePort } from './ports.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -17,17 +17,6 @@ function binDir(): string {
   const latest = versions[versions.length - 1];
   if (!latest) throw new Error('no PostgreSQL under /usr/lib/postgresql');
   return `/usr/lib/postgresql/${latest}/bin`;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const address = srv.address();
-      srv.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
 }
 
 export interface PrivatePostgres {
