@@ -6,6 +6,8 @@
  *
  * Events carry no payload on purpose: the runtime asks `snapshot.can(event)` before applying an
  * agent's data (an artifact, a status message), so the machine alone decides what is accepted.
+ * Guards read only the state (never context or event data): the runtime caches `can()` answers
+ * per state (src/runtime/live-task.ts), which stays right only while that holds.
  */
 import { setup, stateIn, not } from 'xstate';
 

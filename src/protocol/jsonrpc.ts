@@ -8,6 +8,7 @@ import type { Logger } from '../log.js';
 import { A2AError, a2aError, errorBody, ERRORS } from './errors.js';
 import type { Operations } from './operations.js';
 import { isObject } from './params.js';
+import { toJsonText } from './json-text.js';
 import { json, toA2AError, type Reply } from './reply.js';
 import type { TaskFeed } from '../runtime/task-feed.js';
 
@@ -25,8 +26,11 @@ type StreamMethod = (params: unknown, ctx: RpcContext) => Promise<TaskFeed>;
 const isRpcId = (v: unknown): v is RpcId =>
   v === null || typeof v === 'string' || (typeof v === 'number' && Number.isInteger(v));
 
+/** The response object, written by hand: members in the order clients expect, the result spliced in. */
 const envelope = (id: RpcId, body: { result: unknown } | { error: unknown }): string =>
-  JSON.stringify({ jsonrpc: '2.0', id, ...body });
+  'result' in body
+    ? `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${toJsonText(body.result)}}`
+    : `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"error":${JSON.stringify(body.error)}}`;
 
 function rpcError(id: RpcId, err: A2AError): Reply {
   return {

@@ -10,6 +10,7 @@ import { openResubscribe, openTurnFeed } from '../runtime/task-feed.js';
 import type { SendResult, TaskService } from '../runtime/task-service.js';
 import { buildCard, type CardOptions } from './card.js';
 import { A2AError, a2aError, ERRORS } from './errors.js';
+import { JsonText } from './json-text.js';
 import { isObject, parseParams, parseSendParams } from './params.js';
 import { normalizePushConfig } from './rest-input.js';
 import {
@@ -72,7 +73,8 @@ export function createOperations(deps: OperationsDeps) {
     await service.getTask(taskId, 0);
   };
 
-  const resultOf = (r: SendResult): Task | Message => (r.kind === 'task' ? r.task : r.message);
+  const resultOf = (r: SendResult): Task | Message | JsonText =>
+    r.kind === 'message' ? r.message : r.json !== undefined ? new JsonText(r.json) : r.task;
 
   return {
     /** The public card and its JSON, cached per base URL (the URL is the only varying part). */
@@ -99,7 +101,7 @@ export function createOperations(deps: OperationsDeps) {
       }
     },
 
-    async sendMessage(raw: unknown): Promise<Task | Message> {
+    async sendMessage(raw: unknown): Promise<Task | Message | JsonText> {
       return resultOf(await service.sendMessage(parseSendParams(tolerantSendParams(raw))));
     },
 

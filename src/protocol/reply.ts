@@ -3,6 +3,7 @@ import type { TaskFeed } from '../runtime/task-feed.js';
 import type { StreamEvent } from './schemas.js';
 import { A2AError, errorBody, ERRORS } from './errors.js';
 import type { Logger } from '../log.js';
+import { toJsonText } from './json-text.js';
 import { errorFields } from '../log.js';
 
 export type Reply =
@@ -20,7 +21,7 @@ export type Reply =
 export const json = (status: number, value: unknown, headers?: Record<string, string>): Reply => ({
   kind: 'json',
   status,
-  body: JSON.stringify(value),
+  body: toJsonText(value),
   ...(headers ? { headers } : {}),
 });
 

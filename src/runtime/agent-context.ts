@@ -12,8 +12,8 @@ import { agentMessage, newId, partsOf, textOf } from './task-views.js';
 export interface AgentContextDriver {
   /** Sends `type` to the task's actor if it accepts it, running `effect` (the data) first. */
   agentEvent(live: LiveTask, type: TaskMachineEventType, effect?: () => void): boolean;
-  /** Applies an artifact chunk and publishes its event. */
-  addArtifact(live: LiveTask, chunk: ArtifactChunk, defaultId: string): void;
+  /** Applies an artifact chunk and publishes its event; a chunk without an id gets `defaultId()`. */
+  addArtifact(live: LiveTask, chunk: ArtifactChunk, defaultId: () => string): void;
   /** A direct reply: replaces a first-turn task with a Message, or completes it. */
   reply(live: LiveTask, message: Message): void;
 }
@@ -46,12 +46,12 @@ export function createAgentContext(live: LiveTask, driver: AgentContextDriver): 
       });
     },
     artifact(chunk) {
-      driver.agentEvent(live, 'ARTIFACT', () => driver.addArtifact(live, chunk, newId()));
+      driver.agentEvent(live, 'ARTIFACT', () => driver.addArtifact(live, chunk, newId));
     },
     complete(content) {
       driver.agentEvent(live, 'COMPLETE', () => {
         if (content !== undefined) {
-          driver.addArtifact(live, { artifactId: 'final-answer', parts: partsOf(content), lastChunk: true }, 'final-answer');
+          driver.addArtifact(live, { artifactId: 'final-answer', parts: partsOf(content), lastChunk: true }, newId);
         }
       });
     },

@@ -3,13 +3,28 @@
  * record, the actor, the current turn's AbortController and the people waiting for the turn
  * to end. Paused and terminal tasks live only in the store.
  */
-import type { Actor } from 'xstate';
+import type { Actor, StateValue } from 'xstate';
 import type { TaskMachine, TaskMachineEventType } from '../../machines/task.machine.js';
 import type { Message, Task } from '../protocol/schemas.js';
 import type { MessageKey } from '../store/types.js';
 
 /** How the task is persisted while it runs (spec rule 4). */
 export type PersistMode = 'progress' | 'stream';
+
+/**
+ * The machine's answers to `can(event)`, per machine and state. The task machine's events carry
+ * no data and its guards read only the state, so an answer never changes for a state: asking
+ * XState once per state and event saves a transition computation per agent call.
+ */
+const acceptance = new WeakMap<object, Map<string, boolean>>();
+
+/** `working.running` for `{working: 'running'}`, `completed` for `completed`. */
+function stateKeyOf(value: StateValue): string {
+  if (typeof value === 'string') return value;
+  let key = '';
+  for (const [name, inner] of Object.entries(value)) key += `${key ? ',' : ''}${name}.${inner === undefined ? '' : stateKeyOf(inner)}`;
+  return key;
+}
 
 export type TurnOutcome = { kind: 'task' } | { kind: 'message'; message: Message };
 
@@ -18,6 +33,8 @@ export class LiveTask {
   /** Set by a cancel; the AbortSignal is made only if the handler asks for it (it is not free). */
   cancelRequested = false;
   private controller: AbortController | undefined;
+  /** The task's status timestamp in ms (NaN until the runtime first reads it). */
+  statusMs = NaN;
   /** The message that started the current turn. */
   turnMessage: Message;
   /** The status message the next state entry carries (set by the agent call that causes it). */
@@ -45,6 +62,8 @@ export class LiveTask {
   writes: Promise<void> = Promise.resolve();
   /** The one write that makes a running task findable by other replicas (see ensureVisible). */
   visibleWrite: Promise<void> | undefined;
+  /** The task's JSON as the turn's final write stored it. */
+  storedJson: string | undefined;
   /** The task as it was when submitted: the first event of a `message:stream` (stream mode only). */
   initialSnapshot: Task | undefined;
 
@@ -86,7 +105,14 @@ export class LiveTask {
 
   /** Asks the machine whether it accepts the event now. */
   accepts(type: TaskMachineEventType): boolean {
-    return !this.closed && !this.ending && this.actor.getSnapshot().can({ type });
+    if (this.closed || this.ending) return false;
+    const snapshot = this.actor.getSnapshot();
+    let answers = acceptance.get(this.actor.logic);
+    if (!answers) acceptance.set(this.actor.logic, (answers = new Map()));
+    const key = `${stateKeyOf(snapshot.value)} ${type}`;
+    let answer = answers.get(key);
+    if (answer === undefined) answers.set(key, (answer = snapshot.can({ type })));
+    return answer;
   }
 
   /** Runs a side effect now if the task is exposed, else when it becomes so. */

@@ -62,7 +62,8 @@ export interface TaskServiceOptions {
 export type InlinePushRegistrar = (taskId: string, config: PushNotificationConfig) => Promise<void>;
 export type TransitionListener = (task: Task) => void;
 
-export type SendResult = { kind: 'task'; task: Task } | { kind: 'message'; message: Message };
+/** `json`, when present, is the task's JSON text (the finished task, serialized once for store and reply). */
+export type SendResult = { kind: 'task'; task: Task; json?: string } | { kind: 'message'; message: Message };
 export type StartedTurn = { kind: 'existing'; task: Task } | { kind: 'live'; live: LiveTask };
 
 const FAILED_ON_RESTART = 'The server stopped while this task was running; it was marked failed.';
@@ -77,9 +78,20 @@ const HANDLER_FAILED = 'The agent failed while handling this task.';
  * must not share one: the second moves to the next millisecond.
  */
 function nextStatusTimestamp(task: Task): string {
-  const now = Date.now();
   const previous = Date.parse(task.status.timestamp);
-  return new Date(Number.isNaN(previous) || now > previous ? now : previous + 1).toISOString();
+  return isoAt(Number.isNaN(previous) ? Date.now() : nextStatusMs(previous));
+}
+
+const nextStatusMs = (previousMs: number): number => {
+  const now = Date.now();
+  return now > previousMs ? now : previousMs + 1;
+};
+
+/** The last ISO text made: tasks moving within one millisecond share it instead of each formatting their own. */
+let lastIso = { ms: NaN, text: '' };
+function isoAt(ms: number): string {
+  if (ms !== lastIso.ms) lastIso = { ms, text: new Date(ms).toISOString() };
+  return lastIso.text;
 }
 
 export class TaskService {
@@ -218,6 +230,10 @@ export class TaskService {
     if (outcome?.kind === 'message') return outcome;
     // A result the store could not keep is not acknowledged.
     if (outcome && live.unstored) throw a2aError('unavailable', 'the task ended but the task store could not record it');
+    // The whole task, as stored: its JSON is the reply (no copy, no second serialization).
+    if (outcome && historyLength === undefined && live.storedJson !== undefined) {
+      return { kind: 'task', task: live.task, json: live.storedJson };
+    }
     // Timed out (outcome undefined): the task is returned as it stands and keeps running.
     live.expose();
     const view = taskView(live.task, { historyLength });
@@ -246,7 +262,7 @@ export class TaskService {
       kind: 'task',
       id: taskId,
       contextId,
-      status: { state: 'submitted', timestamp: new Date().toISOString() },
+      status: { state: 'submitted', timestamp: isoAt(Date.now()) },
       history: [stored],
       metadata: { stateTransitions: [] },
     };
@@ -395,9 +411,9 @@ export class TaskService {
     return true;
   }
 
-  private addArtifact(live: LiveTask, chunk: ArtifactChunk, defaultId: string): void {
+  private addArtifact(live: LiveTask, chunk: ArtifactChunk, defaultId: () => string): void {
     const artifact = {
-      artifactId: chunk.artifactId ?? defaultId,
+      artifactId: chunk.artifactId ?? defaultId(),
       parts: chunk.parts,
       ...(chunk.name !== undefined ? { name: chunk.name } : {}),
       ...(chunk.description !== undefined ? { description: chunk.description } : {}),
@@ -434,7 +450,7 @@ export class TaskService {
   private onStateEntered(taskId: string, state: TaskState): void {
     const live = this.live.get(taskId);
     if (!live) return;
-    const timestamp = nextStatusTimestamp(live.task);
+    const timestamp = this.nextLiveTimestamp(live);
     const message = live.pendingMessage;
     live.pendingMessage = undefined;
     live.task.status = message ? { state, timestamp, message } : { state, timestamp };
@@ -457,10 +473,17 @@ export class TaskService {
     if (!live) return;
     const message = live.pendingMessage;
     live.pendingMessage = undefined;
-    const timestamp = nextStatusTimestamp(live.task);
+    const timestamp = this.nextLiveTimestamp(live);
     live.task.status = message ? { state: 'working', timestamp, message } : { state: 'working', timestamp };
     this.publishStatus(live);
     this.scheduleFlush(live);
+  }
+
+  /** The next status timestamp of a running task (its last one is kept as a number, not parsed again). */
+  private nextLiveTimestamp(live: LiveTask): string {
+    live.statusMs = Number.isNaN(live.statusMs) ? Date.parse(live.task.status.timestamp) : live.statusMs;
+    live.statusMs = Number.isNaN(live.statusMs) ? Date.now() : nextStatusMs(live.statusMs);
+    return isoAt(live.statusMs);
   }
 
   /** A status event to subscribers and, once the task is exposed, to transition listeners (push). */
@@ -551,10 +574,10 @@ export class TaskService {
    * Every write of one task goes through one chain: a store with a connection pool could
    * otherwise commit an earlier progress write after the turn's final one.
    */
-  private write(live: LiveTask, snapshot: Task, failure: string): Promise<boolean> {
+  private write(live: LiveTask, snapshot: Task, failure: string, json?: string): Promise<boolean> {
     const result = live.writes.then(() => {
       const key = live.messageKey;
-      return this.opts.store.saveTask(snapshot, key).then(
+      return this.opts.store.saveTask(snapshot, key, json).then(
         () => {
           if (live.messageKey === key) live.messageKey = undefined;
           return true;
@@ -572,8 +595,14 @@ export class TaskService {
   /** The turn's final write, tried again while the store is away (SERVICE_STORE_RETRY_WINDOW). */
   private async writeFinal(live: LiveTask): Promise<boolean> {
     const giveUpAt = Date.now() + this.opts.settings.storeRetryWindow * 1000;
+    // The task no longer changes (the turn is over): one serialization serves every attempt
+    // and, once stored, the reply.
+    const json = JSON.stringify(live.task);
     for (let delay = 100; ; delay = Math.min(delay * 2, 2000)) {
-      if (await this.write(live, live.task, 'store.write_failed')) return true;
+      if (await this.write(live, live.task, 'store.write_failed', json)) {
+        live.storedJson = json;
+        return true;
+      }
       if (this.closed || Date.now() + delay > giveUpAt) return false;
       await new Promise((r) => setTimeout(r, delay));
     }

@@ -1,29 +1,29 @@
 /**
- * In-memory TaskStore. Tasks are kept compactly as UTF-8 JSON buffers next to a tiny index row, so a
- * store of 100k finished tasks costs little memory and listing filters never parse a task that
- * is not on the page. Counts per state and id lists per context keep `tasks/list` from walking
- * the whole store for its `totalSize`.
+ * In-memory TaskStore. A stored task is a slot number: its JSON lives off the heap in a
+ * TextArena and its state and status time in two number columns, so 100k finished tasks cost
+ * little memory and give the garbage collector nothing to walk or move.
+ * Listing filters read the columns and never parse a task that is not on the page; counts per
+ * state and id lists per context keep `tasks/list` from walking the store for its `totalSize`.
  */
 import type { PushNotificationConfig, Task, TaskState } from '../protocol/schemas.js';
+import { TASK_STATES } from '../../machines/task.machine.js';
+import { TextArena } from './text-arena.js';
 import type { MessageKey, TaskListQuery, TaskPage, TaskStore } from './types.js';
 
-interface Row {
-  state: TaskState;
-  statusTimestamp: string;
-  /**
-   * The task as UTF-8 JSON outside the V8 heap: small Buffers come from Node's shared pool, so
-   * a stored task costs its bytes and a small handle, and the garbage collector never walks it.
-   */
-  json: Buffer;
-}
-
-const parse = (row: Row): Task => JSON.parse(row.json.toString('utf8')) as Task;
+const stateCode = new Map<TaskState, number>(TASK_STATES.map((s, i) => [s, i]));
 
 type StoredPushConfig = PushNotificationConfig & { id: string };
 
+
 export class MemoryTaskStore implements TaskStore {
   readonly description = 'memory';
-  private readonly rows = new Map<string, Row>();
+  /** Task id -> its slot in the columns below. */
+  private readonly slots = new Map<string, number>();
+  private readonly texts = new TextArena();
+  /** Index into TASK_STATES. */
+  private states = new Uint8Array(1024);
+  /** Status timestamp, ms since the epoch (what `statusTimestampAfter` compares). */
+  private times = new Float64Array(1024);
   /** Task ids in ascending order (UUID v7 are created in order). */
   private readonly order: string[] = [];
   /** Tasks per state (for counts). */
@@ -37,30 +37,56 @@ export class MemoryTaskStore implements TaskStore {
   private readonly pushConfigs = new Map<string, StoredPushConfig[]>();
 
   async getTask(id: string): Promise<Task | undefined> {
-    const row = this.rows.get(id);
-    return row ? parse(row) : undefined;
+    const slot = this.slots.get(id);
+    return slot === undefined ? undefined : this.parse(slot);
   }
 
-  async saveTask(task: Task, messageKey?: MessageKey): Promise<void> {
+  private parse(slot: number): Task {
+    return JSON.parse(this.texts.get(slot)) as Task;
+  }
+
+  private stateAt(slot: number): TaskState {
+    return TASK_STATES[this.states[slot] as number] as TaskState;
+  }
+
+  async saveTask(task: Task, messageKey?: MessageKey, json?: string): Promise<void> {
+    const state = task.status.state;
+    const code = stateCode.get(state);
+    if (code === undefined) throw new Error(`not a task state: ${String(state)}`);
     if (messageKey) this.rememberMessage(messageKey, task.id);
-    const row: Row = {
-      state: task.status.state,
-      statusTimestamp: task.status.timestamp,
-      json: Buffer.from(JSON.stringify(task), 'utf8'),
-    };
-    const previous = this.rows.get(task.id);
-    if (!previous) {
+    const text = json ?? JSON.stringify(task);
+    let slot = this.slots.get(task.id);
+    if (slot === undefined) {
+      slot = this.slots.size;
+      this.slots.set(task.id, slot);
+      this.makeRoom(slot);
       insertOrdered(this.order, task.id);
       const inContext = this.byContext.get(task.contextId);
       if (inContext === undefined) this.byContext.set(task.contextId, task.id);
       else if (typeof inContext === 'string') this.byContext.set(task.contextId, inContext < task.id ? [inContext, task.id] : [task.id, inContext]);
       else insertOrdered(inContext, task.id);
+    } else {
+      this.count(this.stateAt(slot), -1);
     }
-    if (previous?.state !== row.state) {
-      if (previous) this.stateCounts.set(previous.state, (this.stateCounts.get(previous.state) ?? 1) - 1);
-      this.stateCounts.set(row.state, (this.stateCounts.get(row.state) ?? 0) + 1);
-    }
-    this.rows.set(task.id, row);
+    this.texts.set(slot, text);
+    this.count(state, +1);
+    this.states[slot] = code;
+    this.times[slot] = Date.parse(task.status.timestamp);
+  }
+
+  private count(state: TaskState, delta: number): void {
+    this.stateCounts.set(state, (this.stateCounts.get(state) ?? 0) + delta);
+  }
+
+  /** The columns double when full (amortized: a copy per doubling, not per task). */
+  private makeRoom(slot: number): void {
+    if (slot < this.states.length) return;
+    const states = new Uint8Array(this.states.length * 2);
+    states.set(this.states);
+    this.states = states;
+    const times = new Float64Array(this.times.length * 2);
+    times.set(this.times);
+    this.times = times;
   }
 
   private idsOfContext(contextId: string): readonly string[] {
@@ -70,9 +96,9 @@ export class MemoryTaskStore implements TaskStore {
 
   async listTasks(query: TaskListQuery): Promise<TaskPage> {
     const after = query.statusTimestampAfter === undefined ? undefined : Date.parse(query.statusTimestampAfter);
-    const matches = (row: Row): boolean =>
-      (query.status === undefined || row.state === query.status) &&
-      (after === undefined || Date.parse(row.statusTimestamp) >= after);
+    const wanted = query.status === undefined ? undefined : stateCode.get(query.status);
+    const matches = (slot: number): boolean =>
+      (query.status === undefined || this.states[slot] === wanted) && (after === undefined || (this.times[slot] as number) >= after);
     // Walk the context's ids when filtering by context, else all ids; both ascending.
     const source = query.contextId === undefined ? this.order : this.idsOfContext(query.contextId);
 
@@ -80,36 +106,41 @@ export class MemoryTaskStore implements TaskStore {
     let lastId: string | undefined;
     const start = query.afterId === undefined ? source.length - 1 : lowerBound(source, query.afterId) - 1;
     for (let i = start; i >= 0; i--) {
-      const id = source[i] as string;
-      const row = this.rows.get(id) as Row;
-      if (!matches(row)) continue;
+      const slot = this.slots.get(source[i] as string) as number;
+      if (!matches(slot)) continue;
       if (tasks.length === query.pageSize) {
         lastId = tasks[tasks.length - 1]?.id;
         break;
       }
-      tasks.push(parse(row));
+      tasks.push(this.parse(slot));
     }
-    return { tasks, totalSize: this.count(query, source, matches), ...(lastId !== undefined ? { lastId } : {}) };
+    return { tasks, totalSize: this.total(query, source, matches), ...(lastId !== undefined ? { lastId } : {}) };
   }
 
   /** Matches before paging, from the indexes when they answer it, else by one walk. */
-  private count(query: TaskListQuery, source: readonly string[], matches: (row: Row) => boolean): number {
+  private total(query: TaskListQuery, source: readonly string[], matches: (slot: number) => boolean): number {
     if (query.statusTimestampAfter === undefined) {
       if (query.contextId === undefined) {
-        return query.status === undefined ? this.rows.size : (this.stateCounts.get(query.status) ?? 0);
+        return query.status === undefined ? this.slots.size : (this.stateCounts.get(query.status) ?? 0);
       }
       if (query.status === undefined) return source.length;
     }
+    if (query.contextId === undefined) {
+      // All tasks: the slots are the columns' indexes, no id lookups needed.
+      let n = 0;
+      for (let slot = 0; slot < this.slots.size; slot++) if (matches(slot)) n++;
+      return n;
+    }
     let n = 0;
-    for (const id of source) if (matches(this.rows.get(id) as Row)) n++;
+    for (const id of source) if (matches(this.slots.get(id) as number)) n++;
     return n;
   }
 
   /** Start-up recovery only: one walk is fine. */
   async tasksInStates(states: readonly TaskState[]): Promise<Task[]> {
-    const wanted = new Set(states);
+    const wanted = new Set(states.map((s) => stateCode.get(s)));
     const out: Task[] = [];
-    for (const row of this.rows.values()) if (wanted.has(row.state)) out.push(parse(row));
+    for (let slot = 0; slot < this.slots.size; slot++) if (wanted.has(this.states[slot])) out.push(this.parse(slot));
     return out;
   }
 

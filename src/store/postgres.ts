@@ -134,11 +134,11 @@ export class PostgresTaskStore implements TaskStore {
     return rows[0]?.body;
   }
 
-  async saveTask(task: Task, messageKey?: MessageKey): Promise<void> {
+  async saveTask(task: Task, messageKey?: MessageKey, json?: string): Promise<void> {
     const upsert = `INSERT INTO a2actor_tasks (id, context_id, state, status_ts, body) VALUES ($1, $2, $3, $4, $5)
        ON CONFLICT (id) DO UPDATE SET context_id = EXCLUDED.context_id, state = EXCLUDED.state,
          status_ts = EXCLUDED.status_ts, body = EXCLUDED.body`;
-    const params = [task.id, task.contextId, task.status.state, task.status.timestamp, JSON.stringify(task)];
+    const params = [task.id, task.contextId, task.status.state, task.status.timestamp, json ?? JSON.stringify(task)];
     if (!messageKey) {
       await this.query(upsert, params);
       return;

@@ -95,13 +95,13 @@ export class SqliteTaskStore implements TaskStore {
     return row ? (JSON.parse(row.body) as Task) : undefined;
   }
 
-  async saveTask(task: Task, messageKey?: MessageKey): Promise<void> {
+  async saveTask(task: Task, messageKey?: MessageKey, json?: string): Promise<void> {
     const row = {
       id: task.id,
       contextId: task.contextId,
       state: task.status.state,
       ts: task.status.timestamp,
-      body: JSON.stringify(task),
+      body: json ?? JSON.stringify(task),
     };
     if (!messageKey) {
       this.stmt.upsert.run(row);

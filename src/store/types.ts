@@ -39,8 +39,10 @@ export interface TaskStore {
   /**
    * Insert or replace the whole task; with `messageKey`, also record (in the same write) that
    * this message produced this task, for idempotency. A key already recorded keeps its task.
+   * `json`, when the caller has it already, is `JSON.stringify(task)`: the runtime serializes a
+   * finished task once for the store and the response.
    */
-  saveTask(task: Task, messageKey?: MessageKey): Promise<void>;
+  saveTask(task: Task, messageKey?: MessageKey, json?: string): Promise<void>;
   listTasks(query: TaskListQuery): Promise<TaskPage>;
   /** Tasks in any of these states (start-up recovery). */
   tasksInStates(states: readonly TaskState[]): Promise<Task[]>;

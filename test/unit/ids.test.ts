@@ -5,7 +5,7 @@ import { newId } from '../../src/runtime/task-views.js';
 describe('task ids', () => {
   it('are valid UUID v7, unique, and sort in creation order even within one millisecond', () => {
     const ids = Array.from({ length: 20_000 }, () => newId());
-    for (const id of ids.slice(0, 100)) {
+    for (const id of ids) {
       expect(validate(id)).toBe(true);
       expect(version(id)).toBe(7);
     }
