@@ -83,7 +83,8 @@ export function startHttp(opts: HttpOptions): Promise<HttpServer> {
         return;
       }
       res.writeHeader('Content-Type', 'application/json');
-      for (const [k, v] of Object.entries(reply.headers ?? {})) res.writeHeader(k, v);
+      const headers = reply.headers;
+      if (headers) for (const name in headers) res.writeHeader(name, headers[name] as string);
       res.end(reply.body);
     });
   };
@@ -184,8 +185,8 @@ function readBody(res: HttpResponse, state: { aborted: boolean }, max: number, d
       tooLarge(res, state, max);
       return;
     }
-    // uWS reuses the chunk's memory after this callback: copy it.
-    chunks.push(Buffer.from(new Uint8Array(chunk).slice()));
+    // uWS reuses the chunk's memory after this callback: copy it (once; the Buffer is a view of the copy).
+    chunks.push(Buffer.from(chunk.slice(0)));
     if (isLast) done(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
   });
 }

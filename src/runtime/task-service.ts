@@ -33,6 +33,7 @@ import { createAgentContext, type AgentContextDriver } from './agent-context.js'
 import { EVENT_SEQ_KEY, eventSeqOf, type TaskEventLog } from './event-log.js';
 import { LiveTask, type PersistMode, type TurnOutcome } from './live-task.js';
 import { agentMessage, applyArtifactChunk, newId, statusEvent, taskView } from './task-views.js';
+import { isoAt, nextStatusMs, nextStatusTimestamp } from './status-clock.js';
 
 export interface TaskServiceOptions {
   agent: AgentDefinition;
@@ -71,28 +72,6 @@ const TASK_ELSEWHERE = 'the task is being continued on another replica';
 /** How long a follow-up waits for the replica that ran the last turn to give the task up. */
 const LEASE_WAIT_MS = 3000;
 const HANDLER_FAILED = 'The agent failed while handling this task.';
-
-/**
- * A status timestamp later than the task's current one. Webhook receivers deduplicate by task
- * id and status timestamp (spec "Push notifications" 2), so two transitions in one millisecond
- * must not share one: the second moves to the next millisecond.
- */
-function nextStatusTimestamp(task: Task): string {
-  const previous = Date.parse(task.status.timestamp);
-  return isoAt(Number.isNaN(previous) ? Date.now() : nextStatusMs(previous));
-}
-
-const nextStatusMs = (previousMs: number): number => {
-  const now = Date.now();
-  return now > previousMs ? now : previousMs + 1;
-};
-
-/** The last ISO text made: tasks moving within one millisecond share it instead of each formatting their own. */
-let lastIso = { ms: NaN, text: '' };
-function isoAt(ms: number): string {
-  if (ms !== lastIso.ms) lastIso = { ms, text: new Date(ms).toISOString() };
-  return lastIso.text;
-}
 
 export class TaskService {
   private readonly live = new Map<string, LiveTask>();
