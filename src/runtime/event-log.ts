@@ -86,11 +86,27 @@ interface Log {
    * kept only while someone listens.
    */
   state: 'active' | 'retained' | 'idle';
-  expiry?: NodeJS.Timeout | undefined;
+  /** When a retained log expires (ms since the epoch); undefined when it is not retained. */
+  expiresAt?: number | undefined;
+}
+
+/** A retained log's place in the expiry queue; stale once the log's `expiresAt` moved on. */
+interface Expiry {
+  readonly taskId: string;
+  readonly log: Log;
+  readonly at: number;
 }
 
 export class MemoryEventLog implements TaskEventLog {
   private readonly logs = new Map<string, Log>();
+  /**
+   * Retained logs in expiry order. Retention is one fixed period, so the order is the order
+   * of closing: one queue and one timer serve every log (a timer per streamed task cost more
+   * than the rest of its log).
+   */
+  private expiries: Expiry[] = [];
+  private expiryHead = 0;
+  private sweepTimer: NodeJS.Timeout | undefined;
 
   /**
    * @param capacity events kept per task (SERVICE_EVENT_REPLAY; 0 = no replay)
@@ -174,20 +190,45 @@ export class MemoryEventLog implements TaskEventLog {
       return;
     }
     log.state = 'retained';
-    log.expiry = setTimeout(() => this.expire(taskId, log), this.retentionMs);
-    log.expiry.unref();
+    log.expiresAt = Date.now() + this.retentionMs;
+    this.expiries.push({ taskId, log, at: log.expiresAt });
+    this.armSweep();
+  }
+
+  private armSweep(): void {
+    const next = this.expiries[this.expiryHead];
+    if (this.sweepTimer || !next) return;
+    this.sweepTimer = setTimeout(() => this.sweep(), Math.max(0, next.at - Date.now()));
+    this.sweepTimer.unref();
+  }
+
+  /** Expires every retained log whose time has come, then waits for the next one. */
+  private sweep(): void {
+    this.sweepTimer = undefined;
+    const now = Date.now();
+    while (this.expiryHead < this.expiries.length) {
+      const entry = this.expiries[this.expiryHead] as Expiry;
+      if (entry.at > now) break;
+      this.expiryHead++;
+      if (entry.log.expiresAt === entry.at && entry.log.state === 'retained') this.expire(entry.taskId, entry.log);
+    }
+    if (this.expiryHead > 1024 && this.expiryHead * 2 > this.expiries.length) {
+      this.expiries = this.expiries.slice(this.expiryHead);
+      this.expiryHead = 0;
+    }
+    this.armSweep();
   }
 
   private expire(taskId: string, log: Log): void {
-    log.expiry = undefined;
+    log.expiresAt = undefined;
     log.state = 'idle';
     // A subscriber of a paused task waits for its next turn: its log must stay the same object.
     if (log.listeners.size === 0) this.drop(taskId, log);
   }
 
+  /** Its queue entry goes stale and is skipped when its time comes. */
   private cancelExpiry(log: Log): void {
-    if (log.expiry) clearTimeout(log.expiry);
-    log.expiry = undefined;
+    log.expiresAt = undefined;
   }
 
   private drop(taskId: string, log: Log): void {
@@ -208,6 +249,10 @@ export class MemoryEventLog implements TaskEventLog {
   }
 
   dispose(): void {
+    if (this.sweepTimer) clearTimeout(this.sweepTimer);
+    this.sweepTimer = undefined;
+    this.expiries = [];
+    this.expiryHead = 0;
     for (const log of this.logs.values()) this.cancelExpiry(log);
     this.logs.clear();
   }

@@ -48,6 +48,31 @@ describe('MemoryEventLog', () => {
     expect(log.since('t', 9)).toEqual([]);
   });
 
+  it('expires retained logs in closing order with one timer, and a turn that reopens a log keeps it', async () => {
+    log = new MemoryEventLog(10, 60);
+    const watched = (id: string) => {
+      log.open(id, { afterSeq: 0, watched: true });
+      log.append(id, status('input-required', true));
+      log.close(id);
+    };
+    watched('a');
+    watched('b');
+    await new Promise((r) => setTimeout(r, 30));
+    watched('c');
+    // `b` starts a new turn before its retention ends: its queued expiry must not drop it.
+    log.open('b', { afterSeq: 1, watched: false });
+    expect(log.stats()).toMatchObject({ logs: 3, retained: 2 });
+    await eventually(() => (log.since('a', 0) === undefined ? true : undefined));
+    expect(log.since('c', 0)?.map((e) => e.seq)).toEqual([1]);
+    expect(log.since('b', 0)?.map((e) => e.seq)).toEqual([1]);
+    await eventually(() => (log.stats().logs === 1 ? true : undefined));
+    // The running turn of `b` is all that is left; after it ends, its log is retained afresh.
+    expect(log.lastSeq('b')).toBe(1);
+    log.close('b');
+    expect(log.stats()).toMatchObject({ logs: 1, retained: 1 });
+    await eventually(() => (log.stats().logs === 0 ? true : undefined));
+  });
+
   it('keeps a listened log past its retention, then drops it when the last listener leaves', async () => {
     log = new MemoryEventLog(10, 5);
     log.open('t', { afterSeq: 0, watched: true });
