@@ -87,7 +87,7 @@ export const WORKLOADS: Record<WorkloadId, Workload> = {
     skipped: {
       cluster: "its fill (100,000 tasks by default) takes minutes at the cluster's rate; RSS per task is a per-process figure (see ours sqlite)",
     },
-    note: 'W5 drives message/send to N completed tasks; RSS is read after a forced GC before and after; "x peer" compares growth.',
+    note: 'W5 drives message/send to N completed tasks on a freshly started server process; RSS is read after a forced GC before and after; "x peer" compares growth.',
   },
   W6: { id: 'W6', title: 'GET agent card', unit: 'req', check: 'card', ceiling: 'C6', servers: BOTH, skipped: {} },
   W7: {
