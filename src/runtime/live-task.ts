@@ -33,8 +33,11 @@ export class LiveTask {
   /** Set by a cancel; the AbortSignal is made only if the handler asks for it (it is not free). */
   cancelRequested = false;
   private controller: AbortController | undefined;
-  /** The task's status timestamp in ms (NaN until the runtime first reads it). */
-  statusMs = NaN;
+  /**
+   * The task's status timestamp in ms, kept beside the text so each transition need not parse it
+   * (NaN if the stored text is not a date). Only the runtime's state entries change the status.
+   */
+  statusMs: number;
   /** The message that started the current turn. */
   turnMessage: Message;
   /** The status message the next state entry carries (set by the agent call that causes it). */
@@ -83,6 +86,7 @@ export class LiveTask {
     opts: { firstTurn: boolean; mode: PersistMode },
   ) {
     this.turnMessage = message;
+    this.statusMs = Date.parse(task.status.timestamp);
     this.firstTurn = opts.firstTurn;
     this.mode = opts.mode;
   }

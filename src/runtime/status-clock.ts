@@ -10,14 +10,14 @@ import type { Task } from '../protocol/schemas.js';
  * must not share one: the second moves to the next millisecond.
  */
 export function nextStatusTimestamp(task: Task): string {
-  const previous = Date.parse(task.status.timestamp);
-  return isoAt(Number.isNaN(previous) ? Date.now() : nextStatusMs(previous));
+  return isoAt(nextStatusMs(Date.parse(task.status.timestamp)));
 }
 
-export const nextStatusMs = (previousMs: number): number => {
+/** The next status time after `previousMs` (now, or a millisecond later); now when there is none (NaN). */
+export function nextStatusMs(previousMs: number): number {
   const now = Date.now();
-  return now > previousMs ? now : previousMs + 1;
-};
+  return Number.isNaN(previousMs) || now > previousMs ? now : previousMs + 1;
+}
 
 /**
  * `new Date(ms).toISOString()`, cheaper: the text up to the second is formatted once per second

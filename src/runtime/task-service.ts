@@ -460,8 +460,7 @@ export class TaskService {
 
   /** The next status timestamp of a running task (its last one is kept as a number, not parsed again). */
   private nextLiveTimestamp(live: LiveTask): string {
-    live.statusMs = Number.isNaN(live.statusMs) ? Date.parse(live.task.status.timestamp) : live.statusMs;
-    live.statusMs = Number.isNaN(live.statusMs) ? Date.now() : nextStatusMs(live.statusMs);
+    live.statusMs = nextStatusMs(live.statusMs);
     return isoAt(live.statusMs);
   }
 

@@ -21,5 +21,10 @@ describe('status clock', () => {
     expect(seen.slice().sort()).toEqual(seen);
     const task = { status: { timestamp: seen[99] as string } } as Parameters<typeof nextStatusTimestamp>[0];
     expect(nextStatusTimestamp(task) > (seen[99] as string)).toBe(true);
+    // A status time that is not a date (a hand-edited store) starts again from now.
+    const before = Date.now();
+    const fresh = nextStatusMs(Number.NaN);
+    expect(fresh).toBeGreaterThanOrEqual(before);
+    expect(fresh).toBeLessThanOrEqual(Date.now());
   });
 });
