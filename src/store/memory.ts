@@ -7,6 +7,7 @@
  */
 import type { PushNotificationConfig, Task, TaskState } from '../protocol/schemas.js';
 import { TASK_STATES } from '../../machines/task.machine.js';
+import { withRoom } from './columns.js';
 import { TextArena } from './text-arena.js';
 import type { MessageKey, TaskListQuery, TaskPage, TaskStore } from './types.js';
 
@@ -14,16 +15,15 @@ const stateCode = new Map<TaskState, number>(TASK_STATES.map((s, i) => [s, i]));
 
 type StoredPushConfig = PushNotificationConfig & { id: string };
 
-
 export class MemoryTaskStore implements TaskStore {
   readonly description = 'memory';
   /** Task id -> its slot in the columns below. */
   private readonly slots = new Map<string, number>();
   private readonly texts = new TextArena();
   /** Index into TASK_STATES. */
-  private states = new Uint8Array(1024);
+  private states: Uint8Array<ArrayBuffer> = new Uint8Array(1024);
   /** Status timestamp, ms since the epoch (what `statusTimestampAfter` compares). */
-  private times = new Float64Array(1024);
+  private times: Float64Array<ArrayBuffer> = new Float64Array(1024);
   /** Task ids in ascending order (UUID v7 are created in order). */
   private readonly order: string[] = [];
   /** Tasks per state (for counts). */
@@ -78,15 +78,9 @@ export class MemoryTaskStore implements TaskStore {
     this.stateCounts.set(state, (this.stateCounts.get(state) ?? 0) + delta);
   }
 
-  /** The columns double when full (amortized: a copy per doubling, not per task). */
   private makeRoom(slot: number): void {
-    if (slot < this.states.length) return;
-    const states = new Uint8Array(this.states.length * 2);
-    states.set(this.states);
-    this.states = states;
-    const times = new Float64Array(this.times.length * 2);
-    times.set(this.times);
-    this.times = times;
+    this.states = withRoom(this.states, slot, (size) => new Uint8Array(size));
+    this.times = withRoom(this.times, slot, (size) => new Float64Array(size));
   }
 
   private idsOfContext(contextId: string): readonly string[] {

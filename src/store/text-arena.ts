@@ -6,6 +6,8 @@
  * outweigh the live ones the arena copies the live texts into fresh chunks (amortized: the copy
  * is never larger than the bytes written since the last one).
  */
+import { withRoom } from './columns.js';
+
 const CHUNK_BYTES = 1 << 20;
 /** Below this, dead bytes are not worth a compaction. */
 const MIN_COMPACT_BYTES = 8 << 20;
@@ -86,18 +88,10 @@ export class TextArena {
     }
   }
 
-  /** The slot columns double when full. */
   private makeRoom(slot: number): void {
-    if (slot < this.lengthOf.length) return;
-    let size = this.lengthOf.length;
-    while (size <= slot) size *= 2;
-    const grow = (values: Uint32Array<ArrayBuffer>): Uint32Array<ArrayBuffer> => {
-      const grown = new Uint32Array(size);
-      grown.set(values);
-      return grown;
-    };
-    this.chunkOf = grow(this.chunkOf);
-    this.offsetOf = grow(this.offsetOf);
-    this.lengthOf = grow(this.lengthOf);
+    const make = (size: number) => new Uint32Array(size);
+    this.chunkOf = withRoom(this.chunkOf, slot, make);
+    this.offsetOf = withRoom(this.offsetOf, slot, make);
+    this.lengthOf = withRoom(this.lengthOf, slot, make);
   }
 }
