@@ -23,7 +23,6 @@ import type { StreamEvent } from '../protocol/schemas.js';
 import type { TaskFeed } from '../runtime/task-feed.js';
 
 export interface SseLimits {
-  heartbeatMs: number;
   /** Bytes a stream may have waiting for a slow reader before it is closed. */
   maxBufferedBytes: number;
 }
@@ -38,6 +37,33 @@ const PROBE = ':\n';
  */
 const END_DRAIN_MS = 30_000;
 
+/**
+ * One timer for every open stream of a server, instead of a timer set and cleared per stream:
+ * each stream gets a ping within `everyMs` of opening, then every `everyMs`.
+ */
+export class Heartbeat {
+  private readonly writers = new Set<SseWriter>();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly everyMs: number) {}
+
+  add(writer: SseWriter): void {
+    this.writers.add(writer);
+    if (this.timer) return;
+    this.timer = setInterval(() => {
+      // A ping may close its stream, which leaves the set: safe while iterating a Set.
+      for (const w of this.writers) w.ping();
+    }, this.everyMs);
+    this.timer.unref();
+  }
+
+  delete(writer: SseWriter): void {
+    if (!this.writers.delete(writer) || this.writers.size > 0 || !this.timer) return;
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+}
+
 export class SseWriter {
   /** No more events: the feed is released and the heartbeat stopped. */
   private ended = false;
@@ -50,7 +76,6 @@ export class SseWriter {
   private blocked = false;
   /** The feed is over: end the response once the queue is out. */
   private endPending = false;
-  private heartbeat: NodeJS.Timeout | undefined;
   private drainDeadline: NodeJS.Timeout | undefined;
   private stopFeed: () => void = () => {};
   /** A replay waiting for the client to take what it was sent. */
@@ -61,6 +86,7 @@ export class SseWriter {
   constructor(
     private readonly res: HttpResponse,
     private readonly limits: SseLimits,
+    private readonly heartbeat: Heartbeat,
     private readonly logger: Logger,
     /** Called once, when the response is over (ended, closed or aborted). */
     private readonly onDone: () => void,
@@ -90,8 +116,7 @@ export class SseWriter {
   run(feed: TaskFeed, frame: (event: StreamEvent) => string): void {
     this.taskId = feed.taskId;
     this.open();
-    this.heartbeat = setInterval(() => this.pump(PING), this.limits.heartbeatMs);
-    this.heartbeat.unref();
+    this.heartbeat.add(this);
     this.stopFeed = feed.start({
       event: (event, seq) => {
         if (seq !== undefined) this.lastSeq = seq;
@@ -117,6 +142,11 @@ export class SseWriter {
     this.open();
     this.send(`data: ${data}\n\n`);
     this.finish();
+  }
+
+  /** The heartbeat: a comment line, which also tells whether a blocked stream has drained. */
+  ping(): void {
+    this.pump(PING);
   }
 
   private send(chunk: string): void {
@@ -205,8 +235,7 @@ export class SseWriter {
     if (this.ended) return;
     this.ended = true;
     this.drainWaiter = undefined;
-    if (this.heartbeat) clearInterval(this.heartbeat);
-    this.heartbeat = undefined;
+    this.heartbeat.delete(this);
     this.stopFeed();
   }
 

@@ -11,7 +11,7 @@ import { a2aError } from '../protocol/errors.js';
 import { restError, type Reply } from '../protocol/reply.js';
 import type { ProtocolRequest } from '../protocol/router.js';
 import { baseUrlOf } from '../protocol/card.js';
-import { SseWriter, type SseLimits } from './sse.js';
+import { Heartbeat, SseWriter, type SseLimits } from './sse.js';
 
 /** The official native build exports `getParts`; the pure-Node fallback does not. */
 export const uwsIsNative: boolean = typeof (uws as { getParts?: unknown }).getParts === 'function';
@@ -45,7 +45,7 @@ export interface HttpOptions {
   maxBodyBytes: number;
   route: (req: ProtocolRequest) => Promise<Reply>;
   rawRoutes?: RawRoute[];
-  sse: SseLimits;
+  sse: SseLimits & { heartbeatMs: number };
   logger: Logger;
 }
 
@@ -60,6 +60,7 @@ export interface HttpServer {
 export function startHttp(opts: HttpOptions): Promise<HttpServer> {
   const app = uws.App();
   const streams = new Set<SseWriter>();
+  const heartbeat = new Heartbeat(opts.sse.heartbeatMs);
   const fallbackHost = `${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${opts.port}`;
 
   const writeReply = (res: HttpResponse, state: { aborted: boolean; onAbort?: () => void }, reply: Reply): void => {
@@ -69,7 +70,7 @@ export function startHttp(opts: HttpOptions): Promise<HttpServer> {
       return;
     }
     if (reply.kind === 'stream' || reply.kind === 'stream-error') {
-      const writer = new SseWriter(res, opts.sse, opts.logger, () => streams.delete(writer));
+      const writer = new SseWriter(res, opts.sse, heartbeat, opts.logger, () => streams.delete(writer));
       state.onAbort = () => writer.abort();
       streams.add(writer);
       if (reply.kind === 'stream-error') writer.single(reply.data);

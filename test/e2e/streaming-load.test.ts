@@ -3,6 +3,7 @@
  * (server.stats()), never by sleeping: 1,000 concurrent streams, clients that vanish at every
  * stage, a reader too slow for its events, and the heartbeat.
  */
+import { createHook } from 'node:async_hooks';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defineAgent, MemoryTaskStore, type TaskStore } from '../../src/index.js';
@@ -332,5 +333,46 @@ describe('a reader slower than its events', () => {
     } finally {
       controller.abort();
     }
+  });
+
+  it('many idle streams are all pinged by one shared timer, not a timer each', async () => {
+    const STREAMS = 20;
+    const a2a = client(server.url, 'rest');
+    const taskIds: string[] = [];
+    for (let i = 0; i < STREAMS; i++) taskIds.push((await a2a.send({ message: userMessage('ask') })).result.id);
+    // Heartbeat timers are unref'd (getActiveResourcesInfo leaves them out): count creations.
+    let timersMade = 0;
+    const hook = createHook({
+      init: (_id, type) => {
+        if (type === 'Timeout') timersMade++;
+      },
+    }).enable();
+    const controller = new AbortController();
+    try {
+      const pinged = await Promise.all(
+        taskIds.map(async (id) => {
+          const res = await fetch(`${server.url}/v1/tasks/${id}:subscribe`, { method: 'POST', signal: controller.signal });
+          const reader = res.body?.getReader();
+          const decoder = new TextDecoder();
+          let text = '';
+          // Two pings: the one that opens the stream, then one from the heartbeat.
+          while (text.split('\n\n').filter((block) => block === ': ping').length < 2) {
+            const chunk = await reader?.read();
+            if (!chunk || chunk.done) return false;
+            text += decoder.decode(chunk.value, { stream: true });
+          }
+          return true;
+        }),
+      );
+      expect(pinged).toEqual(taskIds.map(() => true));
+      expect(server.stats().openStreams).toBe(STREAMS);
+      // The server shares this process: 20 streams made the heartbeat's one timer, not 20 (the
+      // client's fetch may make one or two of its own).
+      expect(timersMade).toBeLessThan(STREAMS / 4);
+    } finally {
+      hook.disable();
+      controller.abort();
+    }
+    await eventually(() => (server.stats().openStreams === 0 ? true : undefined), 5000);
   });
 });
