@@ -13,7 +13,7 @@ import { ROOT } from './children.js';
 
 export const BUILD_ROOT = join(ROOT, 'bench', '.build');
 const TSC = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
-/** tsconfig.build.json plus the bench's server entry and echo agent. */
+/** tsconfig.build.json plus the bench's server entry, echo agent and task-actor floor. */
 const TSCONFIG = join(ROOT, 'bench', 'tsconfig.build.json');
 /** About 5 s on two idle cores; generous for a loaded machine, but bounded. */
 const BUILD_TIMEOUT_MS = 180_000;

@@ -8,6 +8,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { actorFloorNote, measureActorFloor, type ActorFloor } from './actor-floor.js';
 import { BUILD_ROOT, buildServer, type ServerBuild } from './build.js';
 import { BackendUnavailable, CLUSTER_POSTGRES_URL, CLUSTER_REDIS_URL, CLUSTER_REPLICAS } from './cluster.js';
 import { needsBuild, ROOT, startGenerator, startServerProcess, type GeneratorProcess, type Measured, type ServerProcess } from './children.js';
@@ -77,6 +78,8 @@ export interface BenchReport {
   rows: Row[];
   /** `--profile` runs: one per profiled server. */
   profiles?: ProfileSummary[];
+  /** The XState actor of one task alone (bench/micro/task-actor.ts), beside our W1. */
+  actorFloor?: ActorFloor;
   notes: string[];
 }
 
@@ -300,6 +303,7 @@ export async function runSuite(opts: BenchOptions, log: (line: string) => void =
   const notes: string[] = [];
   let build = prebuilt;
   let profileRoot: string | undefined;
+  let actorFloor: ActorFloor | undefined;
   try {
     if (build === undefined && opts.servers.some((kind) => needsBuild(kind) && planFor(kind, opts).run.length > 0)) {
       log('building our server with tsc (bench/tsconfig.build.json) ...');
@@ -374,6 +378,15 @@ export async function runSuite(opts: BenchOptions, log: (line: string) => void =
         }
       }
     }
+    // After every server has stopped, from the same build: nothing else runs beside it.
+    if (build !== undefined && opts.profile === undefined && opts.servers.includes('memory') && opts.workloads.includes('W1')) {
+      try {
+        actorFloor = await measureActorFloor(build, opts.quick ? 3000 : 20_000, opts.quick ? 2 : 10);
+        log(`task actor floor: ${actorFloor.cpuMicrosPerTask} µs CPU per task over ${actorFloor.tasks} tasks`);
+      } catch (err) {
+        notes.push(err instanceof Error ? err.message : String(err));
+      }
+    }
   } finally {
     rmSync(temp, { recursive: true, force: true });
     // Ours ran from the build; a profile's frames point into it, so a profile run keeps it.
@@ -383,6 +396,11 @@ export async function runSuite(opts: BenchOptions, log: (line: string) => void =
   notes.push(...new Set(rows.map((r) => WORKLOADS[r.workload].note).filter((n): n is string => n !== undefined)));
   if (Object.keys(servers).length > 0) notes.push(PROCESSES_NOTE);
   if (servers.cluster !== undefined) notes.push(CLUSTER_NOTE);
+  if (actorFloor !== undefined) {
+    const cpuOf = (workload: WorkloadId, server: ServerKind) =>
+      rows.find((r) => r.workload === workload && r.server === server && r.outcome === 'measured')?.cpuMicrosPerUnit;
+    notes.push(actorFloorNote(actorFloor, { ours: cpuOf('W1', 'memory'), peer: cpuOf('W1', 'peer'), ceiling: cpuOf('C1', 'raw') }));
+  }
   return {
     schema: 'a2actor-bench/1',
     startedAt: new Date(started).toISOString(),
@@ -393,6 +411,7 @@ export async function runSuite(opts: BenchOptions, log: (line: string) => void =
     ...(build === undefined ? {} : { build: { dir: relative(ROOT, build.dir), seconds: build.seconds } }),
     rows: compare(rows),
     ...(opts.profile === undefined ? {} : { profiles }),
+    ...(actorFloor === undefined ? {} : { actorFloor }),
     notes,
   };
 }

@@ -15,6 +15,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkResponse, checkStreamEvent } from '../../bench/load/checks.js';
 import { SseReader } from '../../bench/load/sse.js';
+import { actorFloorNote } from '../../bench/lib/actor-floor.js';
 import { buildServer, type ServerBuild } from '../../bench/lib/build.js';
 import { startGenerator, type ServerProcess } from '../../bench/lib/children.js';
 import { CLUSTER_POSTGRES_URL } from '../../bench/lib/cluster.js';
@@ -81,6 +82,19 @@ describe('bench response checks', () => {
     expect(checkResponse('card', 500, '{}')).toMatch(/HTTP 500/);
     expect(checkStreamEvent('{"jsonrpc":"2.0","id":1,"result":{"kind":"status-update","final":true,"status":{"state":"completed"}}}')).toEqual({ final: true });
     expect(checkStreamEvent('{"jsonrpc":"2.0","id":1,"result":{"kind":"artifact-update"}}')).toEqual({ final: false });
+  });
+});
+
+describe('bench task actor floor note', () => {
+  it('sets the floor beside our W1, and beside the aim when the peer and the ceiling ran', () => {
+    const floor = { tasks: 20_000, rounds: 5, cpuMicrosPerTask: 20, lowestCpuMicrosPerTask: 18.25 };
+    expect(actorFloorNote(floor, {})).toBe(
+      'task actor floor: 20.0 µs CPU per task for the XState actor alone (machines/task.machine.ts: create, start, START, ARTIFACT, ' +
+        'COMPLETE, stop; median of 5 rounds, lowest 18.3 µs; 20000 tasks in a process of its own, no I/O)',
+    );
+    expect(actorFloorNote(floor, { ours: 80, peer: 150, ceiling: 8 })).toMatch(
+      /; 25% of ours mem W1 \(80\.0 µs\); a third of the peer's W1 CPU \(50\.0 µs\) less the floor and the C1 ceiling \(8\.0 µs\) leaves 22\.0 µs for the rest of a task$/,
+    );
   });
 });
 
@@ -169,6 +183,14 @@ describe('bench smoke run', () => {
       expect(row?.cpuMicrosPerUnit).toBeGreaterThan(0);
       expect(row?.rssMb).toBeGreaterThan(0);
       expect(row?.p99Ms).toBeGreaterThanOrEqual(row?.p50Ms ?? 0);
+
+      // The task actor floor ran from the same build, and the note sets it beside our W1.
+      expect(report.actorFloor?.tasks).toBeGreaterThan(0);
+      expect(report.actorFloor?.rounds).toBe(5);
+      expect(report.actorFloor?.lowestCpuMicrosPerTask).toBeGreaterThan(0);
+      expect(report.actorFloor?.cpuMicrosPerTask).toBeGreaterThanOrEqual(report.actorFloor?.lowestCpuMicrosPerTask ?? Infinity);
+      expect(report.actorFloor?.cpuMicrosPerTask).toBeLessThan(row?.cpuMicrosPerUnit ?? 0);
+      expect(report.notes.find((n) => n.startsWith('task actor floor: '))).toMatch(/% of ours mem W1 \(/);
 
       expect(formatTable(report)).toMatch(/W1 JSON-RPC message\/send\s+ours mem/);
       const written: unknown = JSON.parse(readFileSync(writeReport(report, out), 'utf8'));
