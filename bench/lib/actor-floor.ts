@@ -31,7 +31,7 @@ export function measureActorFloor(build: ServerBuild, tasks: number, maxSeconds:
       { cwd: ROOT, timeout: KILL_AFTER_MS, killSignal: 'SIGKILL' },
       (err, stdout, stderr) => {
         if (err) {
-          reject(new Error(`task actor floor failed: ${`${stderr}`.trim().slice(0, 500) || err.message}`));
+          reject(new Error(`task actor floor failed: ${stderr.trim().slice(0, 500) || err.message}`));
           return;
         }
         try {

@@ -239,16 +239,18 @@ async function runWorkload(id: WorkloadId, run: ServerRun, opts: BenchOptions, l
 /** Our server kinds: each is compared with the peer. */
 const OURS_KINDS: ReadonlySet<ServerKind> = new Set(['memory', 'sqlite', 'cluster']);
 
+/** The measured row of a workload on a server kind, if this run has one. */
+const measuredRow = (rows: readonly Row[], id: WorkloadId | undefined, kind: ServerKind): Row | undefined =>
+  id === undefined ? undefined : rows.find((r) => r.workload === id && r.server === kind && r.outcome === 'measured');
+
 /** Fills in the cross-row figures: ours against the peer and against the ceiling. */
 export function compare(rows: Row[]): Row[] {
-  const find = (id: WorkloadId | undefined, kind: ServerKind) =>
-    id === undefined ? undefined : rows.find((r) => r.workload === id && r.server === kind && r.outcome === 'measured');
   return rows.map((row) => {
     if (row.outcome !== 'measured') return row;
     const out: Row = { ...row };
-    const ceiling = find(WORKLOADS[row.workload].ceiling, 'raw');
+    const ceiling = measuredRow(rows, WORKLOADS[row.workload].ceiling, 'raw');
     if (ceiling?.rps && row.rps !== undefined) out.ofCeiling = round(row.rps / ceiling.rps, 3);
-    const peer = OURS_KINDS.has(row.server) ? find(row.workload, 'peer') : undefined;
+    const peer = OURS_KINDS.has(row.server) ? measuredRow(rows, row.workload, 'peer') : undefined;
     if (peer) {
       if (row.workload === 'W5') {
         const ours = row.memory?.rssGrowthMbPer1k;
@@ -397,9 +399,8 @@ export async function runSuite(opts: BenchOptions, log: (line: string) => void =
   if (Object.keys(servers).length > 0) notes.push(PROCESSES_NOTE);
   if (servers.cluster !== undefined) notes.push(CLUSTER_NOTE);
   if (actorFloor !== undefined) {
-    const cpuOf = (workload: WorkloadId, server: ServerKind) =>
-      rows.find((r) => r.workload === workload && r.server === server && r.outcome === 'measured')?.cpuMicrosPerUnit;
-    notes.push(actorFloorNote(actorFloor, { ours: cpuOf('W1', 'memory'), peer: cpuOf('W1', 'peer'), ceiling: cpuOf('C1', 'raw') }));
+    const cpuOf = (id: WorkloadId | undefined, kind: ServerKind) => measuredRow(rows, id, kind)?.cpuMicrosPerUnit;
+    notes.push(actorFloorNote(actorFloor, { ours: cpuOf('W1', 'memory'), peer: cpuOf('W1', 'peer'), ceiling: cpuOf(WORKLOADS.W1.ceiling, 'raw') }));
   }
   return {
     schema: 'a2actor-bench/1',
