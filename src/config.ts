@@ -41,6 +41,8 @@ export const SettingsSchema = z.object({
   streaming: bool.default(true),
   pushNotifications: bool.default(true),
   maxBodyBytes: z.coerce.number().int().min(1024).default(10 * 1024 * 1024),
+  /** Levels free-form client JSON (metadata, data parts) may nest (README "Security notes"). */
+  maxJsonDepth: z.coerce.number().int().min(1).max(1000).default(64),
   blockingTimeout: num.positive().default(30),
   cancelForceTimeout: num.positive().default(10),
   /** How long a cancel call waits for a cooperative handler to land in `canceled`. */
@@ -63,6 +65,8 @@ export const SettingsSchema = z.object({
   pushIdleTimeout: num.positive().default(300),
   pushAllowedHosts: list.default([]),
   pushBlockedHosts: list.default([]),
+  /** Webhook configs one task may have: each transition is delivered to every one of them. */
+  pushMaxConfigsPerTask: z.coerce.number().int().min(1).default(10),
   shutdownGrace: num.min(0).default(10),
 });
 

@@ -96,7 +96,7 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
     beforeHandOver: (taskId) => pushDelivery?.drained(taskId, 2000) ?? Promise.resolve(),
     ...(inspect ? { inspect } : {}),
   });
-  const push = new PushConfigs(store);
+  const push = new PushConfigs(store, settings.pushMaxConfigsPerTask);
   // Webhook delivery: every transition of an exposed task goes to the task's configs.
   const pushDelivery = capabilities.pushNotifications ? new PushDispatcher({ configs: push, settings, logger }) : undefined;
   if (pushDelivery) {
@@ -111,12 +111,13 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
     service,
     push,
     card: { agent, capabilities, preferredTransport: settings.preferredTransport },
+    maxJsonDepth: settings.maxJsonDepth,
     readiness: {
       store: () => store.ping?.() ?? Promise.resolve(),
       events: () => Promise.all([coordinator.ping(), events.ping?.()]).then(() => undefined),
     },
   });
-  const router = createRouter(ops, logger);
+  const router = createRouter(ops, logger, { maxJsonDepth: settings.maxJsonDepth });
 
   const { recovered } = await service.init();
   let http: HttpServer;

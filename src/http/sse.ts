@@ -100,6 +100,7 @@ export class SseWriter {
         .writeHeader('Cache-Control', 'no-cache')
         .writeHeader('Connection', 'keep-alive')
         .writeHeader('X-Accel-Buffering', 'no')
+        .writeHeader('X-Content-Type-Options', 'nosniff')
         // uWS completes the headers only with the first body bytes: without this, a client
         // whose stream has nothing to say yet (a subscriber of a paused task, a turn that has
         // not started) would not even see the 200 until the first heartbeat.
@@ -116,25 +117,38 @@ export class SseWriter {
   run(feed: TaskFeed, frame: (event: StreamEvent) => string): void {
     this.taskId = feed.taskId;
     this.open();
-    this.heartbeat.add(this);
-    this.stopFeed = feed.start({
-      event: (event, seq) => {
-        if (seq !== undefined) this.lastSeq = seq;
-        this.send(`${seq === undefined ? '' : `id: ${seq}\n`}data: ${frame(event)}\n\n`);
-        return !this.blocked;
-      },
-      onDrain: (resume) => {
-        this.drainWaiter = resume;
-      },
-      end: () => this.finish(),
-      fellBehind: () => this.cutOff('the client fell further behind than the event log can replay'),
-      fail: (err) => {
-        this.logger.error('sse.feed_failed', { taskId: this.taskId, lastEventId: this.lastSeq, ...errorFields(err) });
-        this.drop();
-      },
-    });
-    // The stream may have ended while the feed started (a client gone, a replay past the cap).
+    try {
+      this.stopFeed = feed.start({
+        event: (event, seq) => {
+          if (seq !== undefined) this.lastSeq = seq;
+          this.send(`${seq === undefined ? '' : `id: ${seq}\n`}data: ${frame(event)}\n\n`);
+          return !this.blocked;
+        },
+        onDrain: (resume) => {
+          this.drainWaiter = resume;
+        },
+        end: () => this.finish(),
+        fellBehind: () => this.cutOff('the client fell further behind than the event log can replay'),
+        fail: (err) => {
+          this.logger.error('sse.feed_failed', { taskId: this.taskId, lastEventId: this.lastSeq, ...errorFields(err) });
+          this.drop();
+        },
+      });
+    } catch (err) {
+      // The 200 is out already: the client sees a broken stream, and nothing stays registered.
+      this.logger.error('sse.feed_failed', { taskId: this.taskId, ...errorFields(err) });
+      this.drop();
+      return;
+    }
+    // The stream may have ended while the feed started (a client gone, a replay past the cap):
+    // then it never joins the heartbeat.
     if (this.ended) this.stopFeed();
+    else this.heartbeat.add(this);
+  }
+
+  /** Still streaming or draining: the response may be written to. */
+  get isOpen(): boolean {
+    return !this.done;
   }
 
   /** One event, then the end (an error found once the stream was due). */

@@ -7,14 +7,18 @@ import uws from 'uWebSockets.js';
 import type { HttpResponse, HttpRequest, us_listen_socket } from 'uWebSockets.js';
 import type { Logger } from '../log.js';
 import { errorFields } from '../log.js';
-import { a2aError } from '../protocol/errors.js';
+import { a2aError, type A2AError } from '../protocol/errors.js';
 import { restError, type Reply } from '../protocol/reply.js';
-import type { ProtocolRequest } from '../protocol/router.js';
+import { earlyErrorReply, type ProtocolRequest } from '../protocol/router.js';
 import { baseUrlOf } from '../protocol/card.js';
 import { Heartbeat, SseWriter, type SseLimits } from './sse.js';
 
 /** The official native build exports `getParts`; the pure-Node fallback does not. */
 export const uwsIsNative: boolean = typeof (uws as { getParts?: unknown }).getParts === 'function';
+
+// Native builds add a `uWebSockets: 20` header to every response unless told to be silent:
+// it only tells scanners which server (and version) to aim at.
+(uws as { _cfg?: (key: string) => void })._cfg?.('silent');
 
 const STATUS_TEXT: Record<number, string> = {
   200: '200 OK',
@@ -25,6 +29,7 @@ const STATUS_TEXT: Record<number, string> = {
   405: '405 Method Not Allowed',
   409: '409 Conflict',
   413: '413 Payload Too Large',
+  415: '415 Unsupported Media Type',
   422: '422 Unprocessable Entity',
   500: '500 Internal Server Error',
   501: '501 Not Implemented',
@@ -63,55 +68,103 @@ export function startHttp(opts: HttpOptions): Promise<HttpServer> {
   const heartbeat = new Heartbeat(opts.sse.heartbeatMs);
   const fallbackHost = `${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${opts.port}`;
 
-  const writeReply = (res: HttpResponse, state: { aborted: boolean; onAbort?: () => void }, reply: Reply): void => {
-    if (state.aborted) {
-      // The client left while the stream was being set up: nothing will read the feed.
-      if (reply.kind === 'stream') reply.feed.cancel();
-      return;
-    }
-    if (reply.kind === 'stream' || reply.kind === 'stream-error') {
-      const writer = new SseWriter(res, opts.sse, heartbeat, opts.logger, () => streams.delete(writer));
-      state.onAbort = () => writer.abort();
-      streams.add(writer);
-      if (reply.kind === 'stream-error') writer.single(reply.data);
-      else writer.run(reply.feed, reply.frame);
-      return;
-    }
+  /** Writes a finished JSON/empty reply; a HEAD request gets the headers only. */
+  const writeSimple = (res: HttpResponse, head: boolean, reply: Extract<Reply, { kind: 'json' | 'empty' }>, close = false): void => {
     res.cork(() => {
-      res.writeStatus(statusLine(reply.status));
+      res.writeStatus(statusLine(reply.status)).writeHeader('X-Content-Type-Options', 'nosniff');
       if (reply.kind === 'empty') {
-        res.endWithoutBody(0);
+        // No Content-Length on a 204 (RFC 9110 §8.6): only the bare call leaves it out.
+        if (close) res.endWithoutBody(0, true);
+        else res.endWithoutBody();
         return;
       }
       res.writeHeader('Content-Type', 'application/json');
       const headers = reply.headers;
       if (headers) for (const name in headers) res.writeHeader(name, headers[name] as string);
-      res.end(reply.body);
+      if (head) endHead(res, Buffer.byteLength(reply.body), close);
+      else res.end(reply.body, close);
     });
   };
 
+  const writeReply = (res: HttpResponse, state: RequestState, reply: Reply): void => {
+    if (state.aborted) {
+      // The client left while the stream was being set up: nothing will read the feed.
+      if (reply.kind === 'stream') reply.feed.cancel();
+      return;
+    }
+    if (reply.kind === 'json' || reply.kind === 'empty') {
+      writeSimple(res, state.head, reply);
+      return;
+    }
+    if (state.head) {
+      // HEAD of a stream: its headers, no stream.
+      if (reply.kind === 'stream') reply.feed.cancel();
+      res.cork(() => {
+        res
+          .writeStatus('200 OK')
+          .writeHeader('X-Content-Type-Options', 'nosniff')
+          .writeHeader('Content-Type', 'text/event-stream')
+          .writeHeader('Cache-Control', 'no-cache')
+          .endWithoutBody();
+      });
+      return;
+    }
+    const writer = new SseWriter(res, opts.sse, heartbeat, opts.logger, () => streams.delete(writer));
+    state.onAbort = () => writer.abort();
+    if (reply.kind === 'stream-error') writer.single(reply.data);
+    else writer.run(reply.feed, reply.frame);
+    // Counted as open only once it really streams: a stream that ended (or failed) while it
+    // started has already left, and must not be added back.
+    if (writer.isOpen) streams.add(writer);
+  };
+
+  /** Answers once with an error in the transport's shape, closing the connection if asked. */
+  const refuse = (res: HttpResponse, state: RequestState, req: { method: string; path: string }, err: A2AError, close: boolean): void => {
+    if (state.aborted) return;
+    state.aborted = true;
+    const reply = earlyErrorReply(req.method, req.path, err);
+    if (reply.kind === 'json' || reply.kind === 'empty') writeSimple(res, state.head, reply, close);
+  };
+
   const handle = (res: HttpResponse, req: HttpRequest): void => {
-    const method = req.getCaseSensitiveMethod().toUpperCase();
-    const path = req.getUrl();
-    const query = req.getQuery() ?? '';
-    const headers: Record<string, string> = {};
-    req.forEach((k, v) => {
-      headers[k] = v;
-    });
-    const state: { aborted: boolean; onAbort?: () => void } = { aborted: false };
+    const state: RequestState = { aborted: false, head: false };
     res.onAborted(() => {
       state.aborted = true;
       state.onAbort?.();
+    });
+    let method = req.getCaseSensitiveMethod().toUpperCase();
+    // HEAD is GET without the body (RFC 9110 §9.3.2): routed as GET, answered with headers only.
+    state.head = method === 'HEAD';
+    if (state.head) method = 'GET';
+    const path = req.getUrl();
+    const query = req.getQuery() ?? '';
+    // No prototype: a header named `__proto__` is just a header.
+    const headers: Record<string, string> = Object.create(null);
+    let contentLengths = 0;
+    req.forEach((k, v) => {
+      if (k === 'content-length') contentLengths++;
+      headers[k] = v;
     });
 
     for (const raw of opts.rawRoutes ?? []) {
       const out = raw({ method, path, query, headers });
       if (!out) continue;
       res.cork(() => {
-        res.writeStatus(statusLine(out.status)).writeHeader('Content-Type', out.contentType);
+        res.writeStatus(statusLine(out.status)).writeHeader('Content-Type', out.contentType).writeHeader('X-Content-Type-Options', 'nosniff');
         for (const [k, v] of Object.entries(out.headers ?? {})) res.writeHeader(k, v);
-        res.end(out.body);
+        if (state.head) endHead(res, Buffer.byteLength(out.body), false);
+        else res.end(out.body);
       });
+      return;
+    }
+
+    const framing = framingError(headers, contentLengths);
+    if (framing) {
+      // uWS and a proxy might disagree on where this request ends, so whatever follows it on
+      // the connection must not run as a request. The answer waits for the next turn of the
+      // loop: uWS does not serve a pipelined request while one is unanswered (it drops the
+      // connection instead), and the connection is closed after the answer.
+      setImmediate(() => refuse(res, state, { method, path }, framing, true));
       return;
     }
 
@@ -122,25 +175,41 @@ export function startHttp(opts: HttpOptions): Promise<HttpServer> {
         .then((reply) => writeReply(res, state, reply))
         .catch((err: unknown) => {
           opts.logger.error('http.unhandled', { method, path, ...errorFields(err) });
-          writeReply(res, state, restError(a2aError('internal')));
+          if (!state.aborted && !state.onAbort) writeReply(res, state, earlyErrorReply(method, path, a2aError('internal')));
         });
     };
 
     const declared = Number(headers['content-length'] ?? '0');
     if (declared > opts.maxBodyBytes) {
-      tooLarge(res, state, opts.maxBodyBytes);
+      refuse(res, state, { method, path }, tooLarge(opts.maxBodyBytes), true);
       return;
     }
-    if (method === 'GET' || method === 'HEAD' || method === 'DELETE' || declared === 0) {
+    if (method === 'GET' || method === 'DELETE' || declared === 0) {
       if (headers['transfer-encoding'] === undefined) {
         dispatch(Buffer.alloc(0));
         return;
       }
     }
-    readBody(res, state, opts.maxBodyBytes, dispatch);
+    readBody(res, opts.maxBodyBytes, dispatch, () => refuse(res, state, { method, path }, tooLarge(opts.maxBodyBytes), true));
   };
 
-  app.any('/*', handle);
+  /** A request handler must never throw into uWS: that would take the whole process down. */
+  const guarded = (res: HttpResponse, req: HttpRequest): void => {
+    try {
+      handle(res, req);
+    } catch (err) {
+      opts.logger.error('http.handler_failed', errorFields(err));
+      try {
+        res.cork(() => {
+          res.writeStatus(statusLine(500)).writeHeader('Content-Type', 'application/json').end(restReplyBody(a2aError('internal')), true);
+        });
+      } catch {
+        // The response was already answered or is gone: nothing more to do for it.
+      }
+    }
+  };
+
+  app.any('/*', guarded);
 
   return new Promise((resolve, reject) => {
     app.listen(opts.host, opts.port, (socket: us_listen_socket | false) => {
@@ -162,28 +231,57 @@ export function startHttp(opts: HttpOptions): Promise<HttpServer> {
   });
 }
 
-function tooLarge(res: HttpResponse, state: { aborted: boolean }, max: number): void {
-  if (state.aborted) return;
-  const reply = restError(a2aError('payloadTooLarge', `the limit is ${max} bytes`));
-  if (reply.kind !== 'json') return;
-  state.aborted = true;
-  res.cork(() => {
-    // Close the connection: the rest of the body is not read.
-    res.writeStatus(statusLine(413)).writeHeader('Content-Type', 'application/json').end(reply.body, true);
-  });
+/**
+ * Ends a HEAD answer: the GET's Content-Length, no body. The header is written by hand:
+ * `endWithoutBody(length)` leaves uWS waiting for that many bytes, and it drops the connection
+ * at the next request instead of keeping it alive.
+ */
+function endHead(res: HttpResponse, length: number, close: boolean): void {
+  res.writeHeader('Content-Length', String(length));
+  if (close) res.endWithoutBody(0, true);
+  else res.endWithoutBody();
 }
 
-/** Collects the body; past `max` bytes the request is answered 413 and the connection closed. */
-function readBody(res: HttpResponse, state: { aborted: boolean }, max: number, done: (body: Buffer) => void): void {
+interface RequestState {
+  aborted: boolean;
+  /** A HEAD request: every answer goes out without its body. */
+  head: boolean;
+  onAbort?: () => void;
+}
+
+const tooLarge = (max: number): A2AError => a2aError('payloadTooLarge', `the limit is ${max} bytes`);
+
+const restReplyBody = (err: A2AError): string => {
+  const reply = restError(err);
+  return reply.kind === 'json' ? reply.body : '';
+};
+
+/**
+ * Request framing we refuse rather than guess about (RFC 9112 §6.3): a repeated or malformed
+ * Content-Length, or one beside Transfer-Encoding. uWS frames the body by the first
+ * Content-Length while a proxy may use another: that is how a request hides inside a body.
+ */
+function framingError(headers: Readonly<Record<string, string>>, contentLengths: number): A2AError | undefined {
+  if (contentLengths > 1) return a2aError('malformedHttp', 'more than one Content-Length header');
+  const length = headers['content-length'];
+  if (length !== undefined) {
+    if (!/^\d{1,15}$/.test(length)) return a2aError('malformedHttp', 'Content-Length is not a number');
+    if (headers['transfer-encoding'] !== undefined) return a2aError('malformedHttp', 'Content-Length together with Transfer-Encoding');
+  }
+  return undefined;
+}
+
+/** Collects the body; past `max` bytes `over` answers 413 and nothing more is read. */
+function readBody(res: HttpResponse, max: number, done: (body: Buffer) => void, over: () => void): void {
   const chunks: Buffer[] = [];
   let size = 0;
-  let over = false;
+  let refused = false;
   res.onData((chunk, isLast) => {
-    if (over) return;
+    if (refused) return;
     size += chunk.byteLength;
     if (size > max) {
-      over = true;
-      tooLarge(res, state, max);
+      refused = true;
+      over();
       return;
     }
     // uWS reuses the chunk's memory after this callback: copy it (once; the Buffer is a view of the copy).

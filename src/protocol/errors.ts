@@ -27,7 +27,11 @@ const entry = (code: number, http: number, type: string, message: string, rpcHtt
 export const ERRORS = {
   parseError: entry(-32700, 400, 'JSONParseError', 'Invalid JSON payload'),
   invalidRequest: entry(-32600, 400, 'InvalidRequestError', 'Request payload validation error'),
-  payloadTooLarge: entry(-32600, 413, 'InvalidRequestError', 'Request body too large'),
+  payloadTooLarge: entry(-32600, 413, 'InvalidRequestError', 'Request body too large', 413),
+  /** HTTP framing we refuse to guess about (duplicate or conflicting Content-Length, …). */
+  malformedHttp: entry(-32600, 400, 'InvalidRequestError', 'Malformed HTTP request', 400),
+  /** A2A bodies are JSON; anything else could be a cross-site form post (no CORS preflight). */
+  unsupportedMediaType: entry(-32005, 415, 'ContentTypeNotSupportedError', 'Incompatible content types', 415),
   methodNotFound: entry(-32601, 404, 'MethodNotFoundError', 'Method not found'),
   invalidParams: entry(-32602, 400, 'InvalidParamsError', 'Invalid parameters'),
   contextMismatch: entry(-32602, 400, 'InvalidParamsError', 'Context mismatch: the message contextId differs from the task'),
@@ -38,6 +42,8 @@ export const ERRORS = {
   unauthenticated: entry(-32603, 401, 'InternalError', 'Authentication required', 401),
   taskNotFound: entry(-32001, 404, 'TaskNotFoundError', 'Task not found'),
   pushConfigNotFound: entry(-32001, 404, 'TaskNotFoundError', 'Push notification config not found'),
+  pushConfigLimit: entry(-32602, 400, 'InvalidParamsError', 'Too many push notification configs for this task'),
+  jsonTooDeep: entry(-32602, 400, 'InvalidParamsError', 'JSON nested too deeply'),
   taskNotCancelable: entry(-32002, 409, 'TaskNotCancelableError', 'Task cannot be canceled'),
   pushNotSupported: entry(-32003, 501, 'PushNotificationNotSupportedError', 'Push Notification is not supported'),
   streamingNotSupported: entry(-32004, 400, 'UnsupportedOperationError', 'This operation is not supported: streaming is not enabled'),
@@ -67,6 +73,9 @@ export class A2AError extends Error {
 
 export const a2aError = (name: ErrorName, detail?: string, data?: unknown): A2AError =>
   new A2AError(ERRORS[name], detail, data);
+
+/** Client input quoted in an error message: short, and quoted so odd characters stay visible. */
+export const shown = (text: string): string => JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}…` : text);
 
 export interface ErrorBody {
   code: number;

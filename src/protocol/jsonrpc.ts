@@ -5,11 +5,11 @@
  */
 import type { IncomingRequest } from '../agent.js';
 import type { Logger } from '../log.js';
-import { A2AError, a2aError, errorBody, ERRORS } from './errors.js';
+import { A2AError, a2aError, errorBody, ERRORS, shown } from './errors.js';
 import type { Operations } from './operations.js';
 import { isObject } from './params.js';
 import { toJsonText } from './json-text.js';
-import { json, toA2AError, type Reply } from './reply.js';
+import { toA2AError, type Reply } from './reply.js';
 import type { TaskFeed } from '../runtime/task-feed.js';
 
 type RpcId = string | number | null;
@@ -41,32 +41,62 @@ function rpcError(id: RpcId, err: A2AError): Reply {
   };
 }
 
+/** A JSON-RPC error reply for an error found before the request could be read (its id unknown or null). */
+export const jsonRpcErrorReply = (id: RpcId, err: A2AError): Reply => rpcError(id, err);
+
+/** A JSON-RPC notification was carried out: nothing to say (JSON-RPC 2.0 §4.1). */
+const NO_CONTENT: Reply = { kind: 'empty', status: 204 };
+
 export function createJsonRpcHandler(ops: Operations, logger: Logger) {
-  const unary: Record<string, UnaryMethod> = {
-    'message/send': (p) => ops.sendMessage(p),
-    'tasks/get': (p) => ops.getTask(p),
-    'tasks/list': (p) => ops.listTasks(p),
-    'tasks/cancel': (p) => ops.cancelTask(p),
-    'tasks/pushNotificationConfig/set': (p) => ops.setPushConfig(p),
-    'tasks/pushNotificationConfig/get': (p) => ops.getPushConfig(p),
-    'tasks/pushNotificationConfig/list': (p) => ops.listPushConfigs(p),
-    'tasks/pushNotificationConfig/delete': (p) => ops.deletePushConfig(p),
-    'agent/getAuthenticatedExtendedCard': (_p, ctx) => ops.extendedCard(ctx.request, ctx.baseUrl),
-  };
-  const streaming: Record<string, StreamMethod> = {
-    'message/stream': (p) => ops.streamMessage(p),
+  // Maps, not object literals: a method named `constructor` or `__proto__` must find nothing.
+  const unary = new Map<string, UnaryMethod>([
+    ['message/send', (p) => ops.sendMessage(p)],
+    ['tasks/get', (p) => ops.getTask(p)],
+    ['tasks/list', (p) => ops.listTasks(p)],
+    ['tasks/cancel', (p) => ops.cancelTask(p)],
+    ['tasks/pushNotificationConfig/set', (p) => ops.setPushConfig(p)],
+    ['tasks/pushNotificationConfig/get', (p) => ops.getPushConfig(p)],
+    ['tasks/pushNotificationConfig/list', (p) => ops.listPushConfigs(p)],
+    ['tasks/pushNotificationConfig/delete', (p) => ops.deletePushConfig(p)],
+    ['agent/getAuthenticatedExtendedCard', (_p, ctx) => ops.extendedCard(ctx.request, ctx.baseUrl)],
+  ]);
+  const streaming = new Map<string, StreamMethod>([
+    ['message/stream', (p) => ops.streamMessage(p)],
     // The service spec's name for message/stream (wire reference §6 #5): both are served.
-    'message/sendStream': (p) => ops.streamMessage(p),
-    'tasks/resubscribe': (p, ctx) => ops.resubscribe(p, ctx.lastEventId),
-  };
+    ['message/sendStream', (p) => ops.streamMessage(p)],
+    ['tasks/resubscribe', (p, ctx) => ops.resubscribe(p, ctx.lastEventId)],
+  ]);
 
   /** The id of a request body, when it has a usable one (for errors found early). */
   const idOf = (body: unknown): RpcId => (isObject(body) && isRpcId(body.id) ? body.id : null);
+
+  /**
+   * A notification (a valid request without `id`) is carried out and answered 204 with no body.
+   * One that cannot be carried out (unknown method, bad params) is still answered with its
+   * error and a null id: A2A clients and checks expect an answer to those (wire reference §2.1).
+   */
+  async function notify(method: string, params: unknown, ctx: RpcContext): Promise<Reply> {
+    try {
+      const stream = streaming.get(method);
+      if (stream) {
+        // Nobody reads a stream of a notification: the call's effect stays, the stream goes.
+        (await stream(params, ctx)).cancel();
+        return NO_CONTENT;
+      }
+      const fn = unary.get(method);
+      if (!fn) return rpcError(null, a2aError('methodNotFound', shown(method)));
+      await fn(params, ctx);
+      return NO_CONTENT;
+    } catch (err) {
+      return rpcError(null, toA2AError(err, logger, method));
+    }
+  }
 
   return {
     idOf,
 
     async handle(body: unknown, ctx: RpcContext): Promise<Reply> {
+      if (Array.isArray(body)) return rpcError(null, a2aError('invalidRequest', 'batch requests are not supported: send one request object per call'));
       if (!isObject(body)) return rpcError(null, a2aError('invalidRequest', 'a JSON-RPC request is a JSON object'));
       const id = idOf(body);
       if (body.jsonrpc !== '2.0') return rpcError(id, a2aError('invalidRequest', 'jsonrpc must be "2.0"'));
@@ -75,8 +105,9 @@ export function createJsonRpcHandler(ops: Operations, logger: Logger) {
       if (body.params !== undefined && !isObject(body.params)) return rpcError(id, a2aError('invalidParams', 'params must be an object'));
       const method = body.method;
       const params = body.params ?? {};
+      if (!('id' in body)) return notify(method, params, ctx);
 
-      const stream = streaming[method];
+      const stream = streaming.get(method);
       if (stream) {
         let feed: TaskFeed;
         try {
@@ -91,8 +122,8 @@ export function createJsonRpcHandler(ops: Operations, logger: Logger) {
         return { kind: 'stream', feed, frame: (event) => envelope(id, { result: event }) };
       }
 
-      const fn = unary[method];
-      if (!fn) return rpcError(id, a2aError('methodNotFound', method));
+      const fn = unary.get(method);
+      if (!fn) return rpcError(id, a2aError('methodNotFound', shown(method)));
       try {
         const result = await fn(params, ctx);
         return { kind: 'json', status: 200, body: envelope(id, { result }) };

@@ -9,8 +9,9 @@ import type { TaskFeed } from '../runtime/task-feed.js';
 import { openResubscribe, openTurnFeed } from '../runtime/task-feed.js';
 import type { SendResult, TaskService } from '../runtime/task-service.js';
 import { buildCard, type CardOptions } from './card.js';
-import { A2AError, a2aError, ERRORS } from './errors.js';
+import { A2AError, a2aError, ERRORS, shown } from './errors.js';
 import { JsonText } from './json-text.js';
+import { formatPath, freeFormTooDeep } from './json-depth.js';
 import { isObject, parseParams, parseSendParams } from './params.js';
 import { normalizePushConfig } from './rest-input.js';
 import {
@@ -23,6 +24,8 @@ import {
   TaskQueryParamsSchema,
   type ListTasksResult,
   type Message,
+  type MessageSendParams,
+  type Part,
   type Task,
   type TaskPushNotificationConfig,
 } from './schemas.js';
@@ -33,6 +36,8 @@ export interface OperationsDeps {
   push: PushConfigs;
   /** Readiness checks by backend name; each throws when its backend is down. */
   readiness?: Record<string, () => Promise<void>>;
+  /** Levels free-form client JSON may nest (SERVICE_MAX_JSON_DEPTH); default 64. */
+  maxJsonDepth?: number;
 }
 
 export interface Readiness {
@@ -59,6 +64,35 @@ const tolerantSendParams = (raw: unknown): unknown =>
 
 export function createOperations(deps: OperationsDeps) {
   const { service, push } = deps;
+  const maxJsonDepth = deps.maxJsonDepth ?? 64;
+
+  /**
+   * Free-form client JSON is stored and serialized again later: past the limit it is refused
+   * here, naming the field, instead of failing a write (or the process) long after.
+   */
+  const assertShallow = (field: string, value: unknown): void => {
+    if (value === undefined) return;
+    const at = freeFormTooDeep(value, maxJsonDepth);
+    if (at) {
+      throw a2aError('jsonTooDeep', `${formatPath([field, ...at])} nests deeper than ${maxJsonDepth} levels (SERVICE_MAX_JSON_DEPTH)`);
+    }
+  };
+  const checkedSend = (params: MessageSendParams): MessageSendParams => {
+    assertShallow('metadata', params.metadata);
+    assertShallow('message.metadata', params.message.metadata);
+    const parts = params.message.parts;
+    for (let i = 0; i < parts.length; i++) {
+      const part = parts[i] as Part;
+      assertShallow(`message.parts[${i}].metadata`, part.metadata);
+      if (part.kind === 'data') assertShallow(`message.parts[${i}].data`, part.data);
+    }
+    return params;
+  };
+  /** Params of the read/cancel/push calls: their only free-form field is `metadata`. */
+  const checked = <T extends { metadata?: Record<string, unknown> | undefined }>(params: T): T => {
+    assertShallow('metadata', params.metadata);
+    return params;
+  };
   const caps = deps.card.capabilities;
   const cardCache = new Map<string, { card: AgentCard; json: string }>();
 
@@ -102,23 +136,23 @@ export function createOperations(deps: OperationsDeps) {
     },
 
     async sendMessage(raw: unknown): Promise<Task | Message | JsonText> {
-      return resultOf(await service.sendMessage(parseSendParams(tolerantSendParams(raw))));
+      return resultOf(await service.sendMessage(checkedSend(parseSendParams(tolerantSendParams(raw)))));
     },
 
     /** message:stream. Validation and capability errors are thrown before any stream starts. */
     async streamMessage(raw: unknown): Promise<TaskFeed> {
       requireStreaming();
-      return openTurnFeed(service, parseSendParams(tolerantSendParams(raw)));
+      return openTurnFeed(service, checkedSend(parseSendParams(tolerantSendParams(raw))));
     },
 
     async resubscribe(raw: unknown, lastEventId: string | undefined): Promise<TaskFeed> {
       requireStreaming();
-      const { id } = parseParams(TaskIdParamsSchema, raw);
+      const { id } = checked(parseParams(TaskIdParamsSchema, raw));
       return openResubscribe(service, id, lastEventId);
     },
 
     async getTask(raw: unknown): Promise<Task> {
-      const params = parseParams(TaskQueryParamsSchema, raw);
+      const params = checked(parseParams(TaskQueryParamsSchema, raw));
       return service.getTask(params.id, params.historyLength);
     },
 
@@ -127,7 +161,7 @@ export function createOperations(deps: OperationsDeps) {
     },
 
     async cancelTask(raw: unknown): Promise<Task> {
-      const { id } = parseParams(TaskIdParamsSchema, raw);
+      const { id } = checked(parseParams(TaskIdParamsSchema, raw));
       return service.cancelTask(id);
     },
 
@@ -149,24 +183,24 @@ export function createOperations(deps: OperationsDeps) {
 
     async getPushConfig(raw: unknown): Promise<TaskPushNotificationConfig> {
       requirePush();
-      const params = parseParams(GetPushConfigParamsSchema, raw);
+      const params = checked(parseParams(GetPushConfigParamsSchema, raw));
       await requireTask(params.id);
       return push.get(params.id, params.pushNotificationConfigId);
     },
 
     async listPushConfigs(raw: unknown): Promise<TaskPushNotificationConfig[]> {
       requirePush();
-      const { id } = parseParams(TaskIdParamsSchema, raw);
+      const { id } = checked(parseParams(TaskIdParamsSchema, raw));
       await requireTask(id);
       return push.list(id);
     },
 
     async deletePushConfig(raw: unknown): Promise<null> {
       requirePush();
-      const params = parseParams(DeletePushConfigParamsSchema, raw);
+      const params = checked(parseParams(DeletePushConfigParamsSchema, raw));
       await requireTask(params.id);
       if (!(await push.delete(params.id, params.pushNotificationConfigId))) {
-        throw a2aError('pushConfigNotFound', params.pushNotificationConfigId);
+        throw a2aError('pushConfigNotFound', shown(params.pushNotificationConfigId));
       }
       return null;
     },

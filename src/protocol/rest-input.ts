@@ -7,9 +7,13 @@ import { isObject } from './params.js';
 
 const camel = (key: string): string => key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
 
-/** Renames snake_case keys of one object level to camelCase (the camelCase key wins). */
+/**
+ * Renames snake_case keys of one object level to camelCase (the camelCase key wins). The copy has
+ * no prototype, so a key named `__proto__` stays a plain (unknown, stripped) key and cannot lend
+ * the object inherited fields: REST then refuses what JSON-RPC refuses.
+ */
 function camelKeys(obj: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
+  const out: Record<string, unknown> = Object.create(null);
   for (const [key, value] of Object.entries(obj)) {
     const name = camel(key);
     if (name !== key && name in obj) continue;
@@ -20,10 +24,17 @@ function camelKeys(obj: Record<string, unknown>): Record<string, unknown> {
 
 const ROLES: Record<string, string> = { ROLE_USER: 'user', ROLE_AGENT: 'agent' };
 
+/**
+ * Proto-JSON never has a `__proto__` key; an object with one is somebody probing for prototype
+ * tricks. It is left as it came, so it is validated exactly as JSON-RPC validates it (no kind
+ * or role is inferred for it).
+ */
+const hasProtoKey = (obj: Record<string, unknown>): boolean => Object.prototype.hasOwnProperty.call(obj, '__proto__');
+
 function normalizeFile(raw: unknown): unknown {
-  if (!isObject(raw)) return raw;
+  if (!isObject(raw) || hasProtoKey(raw)) return raw;
   const f = camelKeys(raw);
-  const out: Record<string, unknown> = {};
+  const out: Record<string, unknown> = Object.create(null);
   if (typeof f.name === 'string') out.name = f.name;
   if (typeof f.mimeType === 'string') out.mimeType = f.mimeType;
   const uri = f.uri ?? f.url ?? f.fileWithUri;
@@ -34,7 +45,7 @@ function normalizeFile(raw: unknown): unknown {
 }
 
 function normalizePart(raw: unknown): unknown {
-  if (!isObject(raw)) return raw;
+  if (!isObject(raw) || hasProtoKey(raw)) return raw;
   const part = camelKeys(raw);
   if (part.kind !== undefined) {
     return part.kind === 'file' ? { ...part, file: normalizeFile(part.file) } : part;
@@ -51,7 +62,7 @@ function normalizePart(raw: unknown): unknown {
 }
 
 export function normalizeRestMessage(raw: unknown): unknown {
-  if (!isObject(raw)) return raw;
+  if (!isObject(raw) || hasProtoKey(raw)) return raw;
   const msg = camelKeys(raw);
   if (msg.parts === undefined && msg.content !== undefined) msg.parts = msg.content;
   delete msg.content;

@@ -4,7 +4,7 @@
  */
 import type { IncomingRequest } from '../agent.js';
 import type { Logger } from '../log.js';
-import { a2aError } from './errors.js';
+import { a2aError, shown } from './errors.js';
 import type { Operations } from './operations.js';
 import { json, restError, toA2AError, type Reply } from './reply.js';
 import { normalizeRestPushBody, normalizeRestSendBody } from './rest-input.js';
@@ -25,7 +25,8 @@ const NUMBER_KEYS = new Set(['pageSize', 'historyLength']);
 const BOOLEAN_KEYS = new Set(['includeArtifacts']);
 
 function queryParams(query: URLSearchParams): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
+  // No prototype: a key named `__proto__` is just a (stripped) unknown parameter.
+  const out: Record<string, unknown> = Object.create(null);
   for (const [rawKey, value] of query) {
     const key = rawKey.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
     if (NUMBER_KEYS.has(key)) out[key] = /^-?\d+$/.test(value) ? Number(value) : value;
@@ -125,8 +126,8 @@ export function createRestHandler(ops: Operations, logger: Logger) {
           return restError(toA2AError(err, logger, `${req.method} ${req.path}`));
         }
       }
-      if (methodMismatch) return restError(a2aError('methodNotFound', `${req.method} is not allowed on ${req.path}`));
-      return restError(a2aError('methodNotFound', `no route ${req.method} ${req.path}`));
+      if (methodMismatch) return restError(a2aError('methodNotFound', `${req.method} is not allowed on ${shown(req.path)}`));
+      return restError(a2aError('methodNotFound', `no route ${req.method} ${shown(req.path)}`));
     },
   };
 }

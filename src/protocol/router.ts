@@ -4,10 +4,12 @@
  */
 import type { IncomingRequest } from '../agent.js';
 import type { Logger } from '../log.js';
-import { a2aError } from './errors.js';
-import { createJsonRpcHandler } from './jsonrpc.js';
+import { isUtf8 } from 'node:buffer';
+import { a2aError, shown, type A2AError } from './errors.js';
+import { bodyTooDeep, ENVELOPE_LEVELS } from './json-depth.js';
+import { createJsonRpcHandler, jsonRpcErrorReply } from './jsonrpc.js';
 import type { Operations } from './operations.js';
-import { json, restError, type Reply } from './reply.js';
+import { restError, type Reply } from './reply.js';
 import { createRestHandler, segmentsOf } from './rest.js';
 import { versionError } from './version.js';
 
@@ -24,24 +26,77 @@ export interface ProtocolRequest {
 
 const CARD_PATHS = new Set(['/.well-known/agent-card.json', '/.well-known/agent.json']);
 
-/** Parses a JSON body; an empty body is `{}` (clients send Content-Type on bodyless POSTs). */
-function parseBody(body: Buffer): { ok: true; value: unknown } | { ok: false } {
+/** `application/json` or any `application/*+json`, parameters (charset) ignored. */
+const JSON_MEDIA_TYPE = /^\s*application\/(?:[\w.!#$&^-]+\+)?json\s*(?:;|$)/i;
+
+export interface RouterLimits {
+  /** Levels free-form JSON (metadata, data parts) may nest (SERVICE_MAX_JSON_DEPTH). */
+  maxJsonDepth: number;
+}
+
+type ParsedBody = { ok: true; value: unknown } | { ok: false; error: A2AError };
+
+/**
+ * Parses a JSON body; an empty body is `{}` (clients send Content-Type on bodyless POSTs).
+ * Bytes that are not UTF-8 are refused rather than silently replaced, and a body nesting deeper
+ * than any valid request could is refused before it is parsed (see json-depth.ts).
+ */
+function parseBody(body: Buffer, limits: RouterLimits): ParsedBody {
   if (body.length === 0) return { ok: true, value: {} };
+  if (!isUtf8(body)) return { ok: false, error: a2aError('parseError', 'the body is not valid UTF-8') };
+  const text = body.toString('utf8');
+  const maxLevels = limits.maxJsonDepth + ENVELOPE_LEVELS;
+  const deepAt = bodyTooDeep(text, maxLevels);
+  if (deepAt !== undefined) {
+    return {
+      ok: false,
+      error: a2aError(
+        'jsonTooDeep',
+        `${deepAt} nests deeper than ${maxLevels} levels in all (free-form fields such as metadata and data parts may nest ${limits.maxJsonDepth}: SERVICE_MAX_JSON_DEPTH)`,
+      ),
+    };
+  }
   try {
-    return { ok: true, value: JSON.parse(body.toString('utf8')) };
+    return { ok: true, value: JSON.parse(text) };
   } catch {
-    return { ok: false };
+    return { ok: false, error: a2aError('parseError') };
   }
 }
 
-export function createRouter(ops: Operations, logger: Logger) {
+/**
+ * A2A bodies must be JSON (415 otherwise). A bodyless POST (`curl -X POST …:cancel`) may omit
+ * the header; one with a body may not, since a body without a JSON type is what a cross-site
+ * form or `no-cors` fetch can send without a CORS preflight.
+ */
+function mediaTypeError(req: ProtocolRequest): A2AError | undefined {
+  const type = req.headers['content-type'];
+  if (type === undefined ? req.body.length === 0 : JSON_MEDIA_TYPE.test(type)) return undefined;
+  return a2aError('unsupportedMediaType', `the body must be application/json${type === undefined ? '' : `, not ${shown(type)}`}`);
+}
+
+/** Whether a request is for the JSON-RPC endpoint (errors then take the JSON-RPC envelope). */
+export const isJsonRpcRequest = (method: string, path: string): boolean => path === '/' && method === 'POST';
+
+/**
+ * An error found before routing (framing, body size) in the shape of the transport the request
+ * was for: a JSON-RPC envelope with a null id at `POST /`, the REST body elsewhere.
+ */
+export function earlyErrorReply(method: string, path: string, err: A2AError): Reply {
+  return isJsonRpcRequest(method, path) ? jsonRpcErrorReply(null, err) : restError(err);
+}
+
+export function createRouter(ops: Operations, logger: Logger, limits: RouterLimits = { maxJsonDepth: 64 }) {
   const rpc = createJsonRpcHandler(ops, logger);
   const rest = createRestHandler(ops, logger);
 
   return async function route(req: ProtocolRequest): Promise<Reply> {
     const incoming: IncomingRequest = { method: req.method, path: req.path, headers: req.headers };
-    const isRpc = req.path === '/' && req.method === 'POST';
-    const parsed = req.method === 'POST' || req.method === 'PUT' ? parseBody(req.body) : { ok: true as const, value: {} };
+    const isRpc = isJsonRpcRequest(req.method, req.path);
+    const hasBody = req.method === 'POST' || req.method === 'PUT';
+    const isA2ABody = hasBody && (isRpc || req.path.startsWith('/v1/'));
+    const badType = isA2ABody ? mediaTypeError(req) : undefined;
+    if (badType) return isRpc ? rpc.errorReply(null, badType) : restError(badType);
+    const parsed: ParsedBody = hasBody ? parseBody(req.body, limits) : { ok: true, value: {} };
 
     const badVersion = versionError(req.headers['a2a-version']);
     if (badVersion) {
@@ -49,7 +104,7 @@ export function createRouter(ops: Operations, logger: Logger) {
     }
 
     if (isRpc) {
-      if (!parsed.ok) return rpc.errorReply(null, a2aError('parseError'));
+      if (!parsed.ok) return rpc.errorReply(null, parsed.error);
       return rpc.handle(parsed.value, { request: incoming, baseUrl: req.baseUrl, lastEventId: req.headers['last-event-id'] });
     }
     if (req.method === 'GET' && (CARD_PATHS.has(req.path) || req.path === '/')) {
@@ -57,7 +112,7 @@ export function createRouter(ops: Operations, logger: Logger) {
       return { kind: 'json', status: 200, body: ops.card(req.baseUrl).json };
     }
     if (req.path.startsWith('/v1/')) {
-      if (!parsed.ok) return restError(a2aError('parseError'));
+      if (!parsed.ok) return restError(parsed.error);
       const segments = segmentsOf(req.path.slice('/v1/'.length));
       if (!segments) return restError(a2aError('invalidRequest', 'the path is not valid percent-encoding'));
       return rest.handle(
@@ -73,9 +128,8 @@ export function createRouter(ops: Operations, logger: Logger) {
         segments,
       );
     }
-    return restError(a2aError('methodNotFound', `no route ${req.method} ${req.path}`));
+    return restError(a2aError('methodNotFound', `no route ${req.method} ${shown(req.path)}`));
   };
 }
 
 export type Router = ReturnType<typeof createRouter>;
-export { json };

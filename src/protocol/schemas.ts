@@ -6,7 +6,20 @@
 import { z } from 'zod';
 import { TASK_STATES } from '../../machines/task.machine.js';
 
-const metadata = z.record(z.string(), z.unknown());
+/**
+ * A free-form JSON object (metadata, a data part's data), taken as it is: no copy, so every key
+ * is kept as data, `__proto__` included (a record schema would copy it into a fresh object and
+ * lose that key). Its nesting is checked against SERVICE_MAX_JSON_DEPTH after validation.
+ */
+const freeForm = z.custom<Record<string, unknown>>(
+  (v) => typeof v === 'object' && v !== null && !Array.isArray(v),
+  'expected a JSON object',
+);
+const metadata = freeForm;
+
+/** Standard or URL-safe base64, padded or not (proto3 JSON accepts all of them for bytes). */
+const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
+const isBase64 = (s: string): boolean => BASE64.test(s) && (s.endsWith('=') ? s.length % 4 === 0 : s.length % 4 !== 1);
 /** Explicit `null` means absent (wire reference §1.2). */
 const optionalOrNull = <T extends z.ZodType>(schema: T) =>
   z.preprocess((v) => (v === null ? undefined : v), schema.optional());
@@ -18,7 +31,7 @@ export const TextPartSchema = z.object({
 });
 
 const fileBase = { name: z.string().optional(), mimeType: z.string().optional() };
-export const FileWithBytesSchema = z.object({ ...fileBase, bytes: z.string() });
+export const FileWithBytesSchema = z.object({ ...fileBase, bytes: z.string().refine(isBase64, 'must be base64') });
 export const FileWithUriSchema = z.object({ ...fileBase, uri: z.string() });
 
 export const FilePartSchema = z.object({
@@ -29,7 +42,7 @@ export const FilePartSchema = z.object({
 
 export const DataPartSchema = z.object({
   kind: z.literal('data'),
-  data: z.record(z.string(), z.unknown()),
+  data: freeForm,
   metadata: metadata.optional(),
 });
 

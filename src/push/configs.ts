@@ -3,7 +3,7 @@
  * the task store, in creation order. URLs are accepted as long as they are well formed; whether
  * a webhook may be called is decided at delivery time (SSRF rules), not here.
  */
-import { a2aError } from '../protocol/errors.js';
+import { a2aError, shown } from '../protocol/errors.js';
 import type { PushNotificationConfig, TaskPushNotificationConfig } from '../protocol/schemas.js';
 import { newId } from '../runtime/task-views.js';
 import type { TaskStore } from '../store/types.js';
@@ -13,10 +13,27 @@ export type StoredPushConfig = PushNotificationConfig & { id: string };
 /** Clients that create a config without an id later ask for "default" (wire reference §2.2). */
 export const DEFAULT_CONFIG_ID = 'default';
 
+/**
+ * A config as clients may read it back: `authentication.credentials` is write-only (it is a
+ * secret the server sends to the webhook, and anyone who can read the task could read it).
+ */
+export function readableConfig(config: StoredPushConfig): StoredPushConfig {
+  const auth = config.authentication;
+  if (auth?.credentials === undefined) return config;
+  const { credentials: _secret, ...rest } = auth;
+  return { ...config, authentication: rest };
+}
+
 export class PushConfigs {
   private readonly listeners = new Set<(taskId: string) => void>();
+  /** Per task, the last create/update: one at a time, so the cap cannot be raced past here. */
+  private readonly setting = new Map<string, Promise<unknown>>();
 
-  constructor(private readonly store: TaskStore) {}
+  /** `maxPerTask`: configs one task may hold (SERVICE_PUSH_MAX_CONFIGS_PER_TASK). */
+  constructor(
+    private readonly store: TaskStore,
+    private readonly maxPerTask = Number.POSITIVE_INFINITY,
+  ) {}
 
   /** Called after every change of a task's configs (delivery caches them while the task runs). */
   onChange(listener: (taskId: string) => void): void {
@@ -27,14 +44,37 @@ export class PushConfigs {
     for (const listener of this.listeners) listener(taskId);
   }
 
-  /** Creates or updates (same id) a config; an omitted id is generated. */
-  async set(taskId: string, config: PushNotificationConfig): Promise<TaskPushNotificationConfig> {
+  /**
+   * Creates or updates (same id) a config; an omitted id is generated. A new config past the
+   * task's cap is refused: every transition is delivered to every config, so without a cap one
+   * client could make each follow-up fan out into thousands of requests.
+   */
+  set(taskId: string, config: PushNotificationConfig): Promise<TaskPushNotificationConfig> {
+    const result = (this.setting.get(taskId) ?? Promise.resolve()).then(() => this.setNow(taskId, config));
+    const settled = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.setting.set(taskId, settled);
+    void settled.then(() => {
+      if (this.setting.get(taskId) === settled) this.setting.delete(taskId);
+    });
+    return result;
+  }
+
+  private async setNow(taskId: string, config: PushNotificationConfig): Promise<TaskPushNotificationConfig> {
     const existing = await this.store.listPushConfigs(taskId);
     const id = config.id ?? (existing.some((c) => c.id === DEFAULT_CONFIG_ID) ? newId() : DEFAULT_CONFIG_ID);
+    if (existing.length >= this.maxPerTask && !existing.some((c) => c.id === id)) {
+      throw a2aError(
+        'pushConfigLimit',
+        `the task has ${existing.length} already, the most allowed (SERVICE_PUSH_MAX_CONFIGS_PER_TASK); update or delete one`,
+      );
+    }
     const stored: StoredPushConfig = { ...config, id };
     await this.store.savePushConfig(taskId, stored);
     this.changed(taskId);
-    return { taskId, pushNotificationConfig: stored };
+    return { taskId, pushNotificationConfig: readableConfig(stored) };
   }
 
   /** One config; without an id (or "default" when none has that id) the task's first one. */
@@ -43,13 +83,13 @@ export class PushConfigs {
     const found =
       configs.find((c) => c.id === configId) ??
       (configId === undefined || configId === DEFAULT_CONFIG_ID ? configs[0] : undefined);
-    if (!found) throw a2aError('pushConfigNotFound', configId ?? '(first)');
-    return { taskId, pushNotificationConfig: found };
+    if (!found) throw a2aError('pushConfigNotFound', configId === undefined ? '(first)' : shown(configId));
+    return { taskId, pushNotificationConfig: readableConfig(found) };
   }
 
   async list(taskId: string): Promise<TaskPushNotificationConfig[]> {
     const configs = await this.store.listPushConfigs(taskId);
-    return configs.map((c) => ({ taskId, pushNotificationConfig: c }));
+    return configs.map((c) => ({ taskId, pushNotificationConfig: readableConfig(c) }));
   }
 
   /** Stored configs of a task, for delivery. */

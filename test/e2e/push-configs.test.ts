@@ -38,13 +38,15 @@ describe('push config CRUD', () => {
       expect(secondId).not.toBe('default');
       expect(secondId.length).toBeGreaterThan(0);
       const auth = { schemes: ['Bearer'], credentials: 'c' };
+      // Credentials are write-only: every answer leaves them out (the webhook still gets them).
+      const readable = { schemes: ['Bearer'] };
       const updated = await a2a.setPush(taskId, { id: 'default', url: hook('one-b'), authentication: auth });
-      expect(updated.result.pushNotificationConfig).toEqual({ id: 'default', url: hook('one-b'), authentication: auth });
+      expect(updated.result.pushNotificationConfig).toEqual({ id: 'default', url: hook('one-b'), authentication: readable });
 
       const list = await a2a.listPush(taskId);
       expect(list.status).toBe(200);
       expect(list.result).toEqual([
-        { taskId, pushNotificationConfig: { id: 'default', url: hook('one-b'), authentication: auth } },
+        { taskId, pushNotificationConfig: { id: 'default', url: hook('one-b'), authentication: readable } },
         { taskId, pushNotificationConfig: { id: secondId, url: hook('two') } },
       ]);
       const got = await a2a.getPush(taskId, secondId);

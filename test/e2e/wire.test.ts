@@ -75,7 +75,10 @@ describe('wire rules', () => {
           body: JSON.stringify(body('x'.repeat(size))),
         });
         expect(res.status).toBe(413);
-        expect(await res.json()).toMatchObject({ code: -32600, message: expect.stringMatching(/too large/) });
+        // Each transport's own error shape: a JSON-RPC envelope at `/`.
+        const answer = (await res.json()) as { error?: unknown };
+        const error = path === '/' ? answer.error : answer;
+        expect(error).toMatchObject({ code: -32600, message: expect.stringMatching(/too large/) });
       }
       expect((await restCall(server.url, 'GET', '/v1/health')).status).toBe(200);
     });

@@ -29,7 +29,7 @@ const request = (method: string, path: string, body?: unknown): ProtocolRequest 
   method,
   path,
   query: '',
-  headers: {},
+  headers: { 'content-type': 'application/json' },
   body: Buffer.from(body === undefined ? '' : JSON.stringify(body)),
   baseUrl: 'http://127.0.0.1:1',
 });
