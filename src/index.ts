@@ -16,6 +16,8 @@ export type {
 } from './agent.js';
 export { createServer, type A2AServer, type CreateServerOptions } from './server.js';
 export { resolveSettings, envNameOf, type Settings } from './config.js';
+export { guardProcess, type ProcessGuardOptions } from './process-guard.js';
+export { createLogger, type Logger } from './log.js';
 export { A2AError, ERRORS } from './protocol/errors.js';
 export { MemoryTaskStore } from './store/memory.js';
 export { SqliteTaskStore } from './store/sqlite.js';

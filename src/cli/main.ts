@@ -8,6 +8,8 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { AgentDefinition } from '../agent.js';
+import { createLogger } from '../log.js';
+import { guardProcess } from '../process-guard.js';
 import { createServer } from '../server.js';
 
 const USAGE = `usage: a2actor serve <agent module> [--port N] [--host H] [--store memory|sqlite:<path>|postgres://…] [--events memory|redis://…] [--debug] [--inspect] [--inspect-url ws://host:port] [--log-level debug|info|warn|error]`;
@@ -58,6 +60,7 @@ async function main(argv: string[]): Promise<void> {
     logLevel: values['log-level'] as never,
   });
   process.stdout.write(`a2actor: ${agent.card.name} listening on ${server.url} (store ${server.store.description}, uWS ${server.native ? 'native' : 'fallback'})\n`);
+  guardProcess({ logger: createLogger(server.settings.logLevel), onFatal: () => server.close() });
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;

@@ -5,7 +5,7 @@
  */
 import type { AgentContext, ArtifactChunk, Content } from '../agent.js';
 import type { TaskMachineEventType } from '../../machines/task.machine.js';
-import type { Message } from '../protocol/schemas.js';
+import type { Message, Part } from '../protocol/schemas.js';
 import type { LiveTask } from './live-task.js';
 import { agentMessage, newId, partsOf, textOf } from './task-views.js';
 
@@ -18,10 +18,36 @@ export interface AgentContextDriver {
   reply(live: LiveTask, message: Message): void;
 }
 
+/**
+ * Free-form agent JSON (data parts, metadata) is stored and sent later: if it cannot be
+ * serialized (a BigInt, a cycle), the call that hands it over throws, so the bug shows in the
+ * handler (and fails its task) instead of in a store write after the turn. Text-only content,
+ * the common case, is not serialized here.
+ */
+function assertSerializable(where: string, parts: readonly Part[], metadata?: unknown): void {
+  const check = (what: string, value: unknown): void => {
+    try {
+      JSON.stringify(value);
+    } catch (err) {
+      throw new TypeError(`${where}: ${what} is not JSON-serializable (${err instanceof Error ? err.message : String(err)})`);
+    }
+  };
+  if (metadata !== undefined) check('metadata', metadata);
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i] as Part;
+    if (part.kind === 'data') check(`parts[${i}].data`, part.data);
+    if (part.metadata !== undefined) check(`parts[${i}].metadata`, part.metadata);
+  }
+}
+
 export function createAgentContext(live: LiveTask, driver: AgentContextDriver): AgentContext {
   const { task } = live;
   const message = live.turnMessage;
-  const say = (content: Content) => agentMessage(content, task.id, task.contextId);
+  const say = (content: Content) => {
+    const msg = agentMessage(content, task.id, task.contextId);
+    if (typeof content !== 'string') assertSerializable('agent message', msg.parts);
+    return msg;
+  };
   const withMessage = (type: TaskMachineEventType, content: Content) => {
     const msg = say(content);
     driver.agentEvent(live, type, () => {
@@ -46,9 +72,11 @@ export function createAgentContext(live: LiveTask, driver: AgentContextDriver): 
       });
     },
     artifact(chunk) {
+      assertSerializable('artifact', chunk.parts, chunk.metadata);
       driver.agentEvent(live, 'ARTIFACT', () => driver.addArtifact(live, chunk, newId));
     },
     complete(content) {
+      if (content !== undefined && typeof content !== 'string') assertSerializable('complete', content);
       driver.agentEvent(live, 'COMPLETE', () => {
         if (content !== undefined) {
           driver.addArtifact(live, { artifactId: 'final-answer', parts: partsOf(content), lastChunk: true }, newId);

@@ -65,7 +65,14 @@ export class FeedRun {
     if (this.stopped) return;
     this.lastSeq = afterSeq;
     this.unsubscribe = this.events.subscribe(this.taskId, (entry) => {
-      if (!this.catchingUp) this.deliver(entry);
+      if (this.catchingUp) return;
+      // A client's stream failing (an event it cannot be sent) ends that stream, never the
+      // task whose event log called us.
+      try {
+        this.deliver(entry);
+      } catch (err) {
+        this.fail(err);
+      }
     });
     this.catchUp(replay);
   }

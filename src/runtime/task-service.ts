@@ -34,6 +34,7 @@ import { EVENT_SEQ_KEY, eventSeqOf, type TaskEventLog } from './event-log.js';
 import { LiveTask, type PersistMode, type TurnOutcome } from './live-task.js';
 import { agentMessage, applyArtifactChunk, newId, statusEvent, taskView } from './task-views.js';
 import { isoAt, nextStatusMs, nextStatusTimestamp } from './status-clock.js';
+import { serializeOrFail } from './storable.js';
 
 export interface TaskServiceOptions {
   agent: AgentDefinition;
@@ -72,6 +73,7 @@ const TASK_ELSEWHERE = 'the task is being continued on another replica';
 /** How long a follow-up waits for the replica that ran the last turn to give the task up. */
 const LEASE_WAIT_MS = 3000;
 const HANDLER_FAILED = 'The agent failed while handling this task.';
+const RUNTIME_FAILED = 'The server failed while handling this task; it was marked failed.';
 
 export class TaskService {
   private readonly live = new Map<string, LiveTask>();
@@ -95,18 +97,33 @@ export class TaskService {
   private sweeper: NodeJS.Timeout | undefined;
 
   constructor(private readonly opts: TaskServiceOptions) {
+    // An action that throws would put the actor in XState's error state and be rethrown from a
+    // timer, ending the process: each action's failure is kept to its own task instead.
+    const guarded =
+      <A extends unknown[]>(fn: (taskId: string, ...args: A) => void) =>
+      ({ context }: { context: { taskId: string } }, ...args: A): void => {
+        try {
+          fn(context.taskId, ...args);
+        } catch (err) {
+          this.turnBroke(context.taskId, err);
+        }
+      };
     this.machine = taskMachine.provide({
       actions: {
-        stateEntered: ({ context }, params) => this.onStateEntered(context.taskId, params.state),
-        statusUpdated: ({ context }) => this.onStatusUpdated(context.taskId),
-        artifactAdded: ({ context }) => {
-          const live = this.live.get(context.taskId);
+        stateEntered: guarded((taskId, params: { state: TaskState }) => this.onStateEntered(taskId, params.state)),
+        statusUpdated: guarded((taskId) => this.onStatusUpdated(taskId)),
+        artifactAdded: guarded((taskId) => {
+          const live = this.live.get(taskId);
           if (live) this.scheduleFlush(live);
-        },
-        abortAgent: ({ context }) => this.live.get(context.taskId)?.abortTurn(),
+        }),
+        abortAgent: guarded((taskId) => this.live.get(taskId)?.abortTurn()),
         // The handler starts after the machine's macrostep, so every call it makes is processed
         // at once (and `can()` answers for the state the call really meets).
-        startAgentTurn: ({ context }) => void Promise.resolve(context.taskId).then((id) => this.runTurn(id)),
+        startAgentTurn: guarded((taskId) => {
+          void Promise.resolve(taskId)
+            .then((id) => this.runTurn(id))
+            .catch((err: unknown) => this.turnBroke(taskId, err));
+        }),
       },
       delays: { forceCancelTimeout: opts.settings.cancelForceTimeout * 1000 },
     });
@@ -440,7 +457,9 @@ export class TaskService {
       // The turn's final event waits for the store (endTurn): nobody is told of an end that a
       // crash could still lose. After the machine has finished this transition (queueMicrotask
       // would cost an AsyncResource per task).
-      void Promise.resolve(live).then((l) => this.endTurn(l));
+      void Promise.resolve(live)
+        .then((l) => this.endTurn(l))
+        .catch((err: unknown) => this.turnBroke(live.id, err));
       return;
     }
     this.publishStatus(live);
@@ -534,12 +553,13 @@ export class TaskService {
   }
 
   /**
-   * With replicas, a task is in the store before its id reaches any client, so a request that
-   * lands on another replica finds it (one write; a streamed task gets no other until its turn
-   * ends, spec rule 4). A single process serves its own running tasks from memory: no-op.
+   * A task is in the store before its id reaches any client: after a crash it then comes back
+   * failed with the restart reason instead of unknown, and with replicas a request that lands
+   * on another replica finds it. One write; a streamed task gets no other until its turn ends
+   * (spec rule 4). Once the turn is ending, its final write (already queued) is the one.
    */
   ensureVisible(live: LiveTask): Promise<void> {
-    if (!this.clustered || live.ending) return Promise.resolve();
+    if (live.ending) return live.writes;
     live.visibleWrite ??= this.write(live, taskView(live.task), 'store.write_failed').then((stored) => {
       if (stored) return;
       live.visibleWrite = undefined;
@@ -553,18 +573,17 @@ export class TaskService {
    * otherwise commit an earlier progress write after the turn's final one.
    */
   private write(live: LiveTask, snapshot: Task, failure: string, json?: string): Promise<boolean> {
-    const result = live.writes.then(() => {
+    const result = live.writes.then(async () => {
       const key = live.messageKey;
-      return this.opts.store.saveTask(snapshot, key, json).then(
-        () => {
-          if (live.messageKey === key) live.messageKey = undefined;
-          return true;
-        },
-        (err: unknown) => {
-          this.opts.logger.error(failure, { taskId: live.id, state: snapshot.status.state, ...errorFields(err) });
-          return false;
-        },
-      );
+      try {
+        // Awaited inside the try: a store that throws at once is a failed write like any other.
+        await this.opts.store.saveTask(snapshot, key, json);
+      } catch (err) {
+        this.opts.logger.error(failure, { taskId: live.id, state: snapshot.status.state, ...errorFields(err) });
+        return false;
+      }
+      if (live.messageKey === key) live.messageKey = undefined;
+      return true;
     });
     live.writes = result.then(() => undefined);
     return result;
@@ -574,8 +593,8 @@ export class TaskService {
   private async writeFinal(live: LiveTask): Promise<boolean> {
     const giveUpAt = Date.now() + this.opts.settings.storeRetryWindow * 1000;
     // The task no longer changes (the turn is over): one serialization serves every attempt
-    // and, once stored, the reply.
-    const json = JSON.stringify(live.task);
+    // and, once stored, the reply. A task that cannot be serialized is failed, not lost.
+    const json = serializeOrFail(live.task, this.opts.logger);
     for (let delay = 100; ; delay = Math.min(delay * 2, 2000)) {
       if (await this.write(live, live.task, 'store.write_failed', json)) {
         live.storedJson = json;
@@ -590,18 +609,44 @@ export class TaskService {
   private async endTurn(live: LiveTask): Promise<void> {
     if (live.ending) return;
     live.ending = true;
-    this.cancelFlush(live);
-    live.expose();
-    // The final event's number goes into the stored task, so the two always agree.
-    (live.task.metadata ??= {})[EVENT_SEQ_KEY] = this.opts.events.lastSeq(live.id) + 1;
-    live.unstored = !(await this.writeFinal(live));
-    if (live.unstored) this.opts.logger.error('store.final_write_lost', { taskId: live.id, state: live.task.status.state });
-    this.publishStatus(live);
-    this.release(live);
-    // Paused tasks too: their events stay replayable for a while, and `_eventSeq` numbers the next turn.
-    this.opts.events.close(live.id);
-    if (this.clustered) this.handOver(live.id);
-    live.finish({ kind: 'task' });
+    try {
+      this.cancelFlush(live);
+      live.expose();
+      // The final event's number goes into the stored task, so the two always agree.
+      (live.task.metadata ??= {})[EVENT_SEQ_KEY] = this.opts.events.lastSeq(live.id) + 1;
+      live.unstored = !(await this.writeFinal(live));
+      if (live.unstored) this.opts.logger.error('store.final_write_lost', { taskId: live.id, state: live.task.status.state });
+      this.publishStatus(live);
+    } catch (err) {
+      live.unstored = true;
+      this.opts.logger.error('runtime.turn_end_failed', { taskId: live.id, ...errorFields(err) });
+    } finally {
+      // Whatever broke above, the task leaves memory and everyone waiting for it is answered.
+      this.release(live);
+      // Paused tasks too: their events stay replayable for a while, and `_eventSeq` numbers the next turn.
+      this.opts.events.close(live.id);
+      if (this.clustered) this.handOver(live.id);
+      live.finish({ kind: 'task' });
+    }
+  }
+
+  /**
+   * Something in the runtime (not the handler) broke during a task's turn: the task fails with
+   * a logged reason, and every other task goes on.
+   */
+  private turnBroke(taskId: string, err: unknown): void {
+    this.opts.logger.error('runtime.turn_failed', { taskId, ...errorFields(err) });
+    const live = this.live.get(taskId);
+    if (!live || live.ending || live.closed) return;
+    live.abortTurn();
+    if (live.accepts('AGENT_FAILED')) {
+      live.pendingMessage = agentMessage(RUNTIME_FAILED, live.id, live.task.contextId);
+      live.actor.send({ type: 'AGENT_FAILED' });
+      return;
+    }
+    // The machine has left `working` already: end the turn from where it stands.
+    this.markFailed(live.task, RUNTIME_FAILED);
+    void this.endTurn(live).catch((e: unknown) => this.opts.logger.error('runtime.turn_end_failed', { taskId, ...errorFields(e) }));
   }
 
   /** Gives the lease up once the turn's after-effects are done; a next turn here waits for it. */
@@ -756,10 +801,11 @@ export class TaskService {
   private waitFor<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
     return new Promise((resolve) => {
       const timer = setTimeout(() => resolve(undefined), ms);
-      void promise.then((value) => {
+      const settle = (value: T | undefined): void => {
         clearTimeout(timer);
         resolve(value);
-      });
+      };
+      promise.then(settle, () => settle(undefined));
     });
   }
 
