@@ -175,7 +175,13 @@ export function startHttp(opts: HttpOptions): Promise<HttpServer> {
         .then((reply) => writeReply(res, state, reply))
         .catch((err: unknown) => {
           opts.logger.error('http.unhandled', { method, path, ...errorFields(err) });
-          if (!state.aborted && !state.onAbort) writeReply(res, state, earlyErrorReply(method, path, a2aError('internal')));
+          // A stream that started has its own way to end; anything else still gets an answer.
+          if (state.aborted || state.onAbort) return;
+          try {
+            writeReply(res, state, earlyErrorReply(method, path, a2aError('internal')));
+          } catch (again) {
+            opts.logger.error('http.reply_failed', { method, path, ...errorFields(again) });
+          }
         });
     };
 
