@@ -10,7 +10,7 @@ import { createActor, type InspectionEvent, type Observer } from 'xstate';
 import type { AgentDefinition, ArtifactChunk } from '../agent.js';
 import type { Settings } from '../config.js';
 import { errorFields, type Logger } from '../log.js';
-import { a2aError } from '../protocol/errors.js';
+import { a2aError, shown } from '../protocol/errors.js';
 import type {
   ListTasksParams,
   Message,
@@ -284,7 +284,7 @@ export class TaskService {
   ): Promise<StartedTurn> {
     const message = params.message;
     const found = await this.findTask(taskId);
-    if (!found) throw a2aError('taskNotFound', taskId);
+    if (!found) throw a2aError('taskNotFound', shown(taskId));
     if (message.contextId && message.contextId !== found.contextId) throw a2aError('contextMismatch');
     if (knownTaskId === taskId) return { kind: 'existing', task: found };
     this.assertAcceptsMessages(found);
@@ -295,7 +295,7 @@ export class TaskService {
     try {
       // Read again under the lease: another replica may have continued it meanwhile.
       const fresh = await this.opts.store.getTask(taskId);
-      if (!fresh) throw a2aError('taskNotFound', taskId);
+      if (!fresh) throw a2aError('taskNotFound', shown(taskId));
       this.assertAcceptsMessages(fresh);
       if (this.live.has(taskId)) throw a2aError('taskNotAcceptingMessages', 'task is working');
       await this.registerInlinePush(taskId, params);
@@ -687,7 +687,7 @@ export class TaskService {
   async getTask(id: string, historyLength?: number): Promise<Task> {
     this.assertReady();
     const task = await this.findTask(id);
-    if (!task) throw a2aError('taskNotFound', id);
+    if (!task) throw a2aError('taskNotFound', shown(id));
     return taskView(task, { historyLength });
   }
 
@@ -726,7 +726,7 @@ export class TaskService {
     let live = this.liveTask(id);
     if (!live) {
       const task = await this.findTask(id);
-      if (!task) throw a2aError('taskNotFound', id);
+      if (!task) throw a2aError('taskNotFound', shown(id));
       const state = task.status.state;
       if (isTerminalState(state)) throw a2aError('taskNotCancelable', `task is ${state}`);
       live = this.liveTask(id);
