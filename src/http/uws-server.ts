@@ -36,6 +36,8 @@ const STATUS_TEXT: Record<number, string> = {
   503: '503 Service Unavailable',
 };
 const statusLine = (status: number): string => STATUS_TEXT[status] ?? `${status} Status`;
+/** uSockets' LIBUS_LISTEN_EXCLUSIVE_PORT (the typings lack the host + options overload the addon has). */
+const LISTEN_EXCLUSIVE_PORT = 1;
 
 export interface RawRoute {
   /** Serves a request outside the A2A protocol (e.g. the debug page); undefined = not handled. */
@@ -218,9 +220,16 @@ export function startHttp(opts: HttpOptions): Promise<HttpServer> {
   app.any('/*', guarded);
 
   return new Promise((resolve, reject) => {
-    app.listen(opts.host, opts.port, (socket: us_listen_socket | false) => {
+    // Exclusive: without it uWS listens with port reuse, and a second server on a taken port
+    // would start "fine" and split the traffic with the first.
+    const listen = app.listen as unknown as (host: string, port: number, options: number, cb: (socket: us_listen_socket | false) => void) => void;
+    listen.call(app, opts.host, opts.port, LISTEN_EXCLUSIVE_PORT, (socket: us_listen_socket | false) => {
       if (!socket) {
-        reject(new Error(`cannot listen on ${opts.host}:${opts.port} (address in use or not available)`));
+        reject(
+          new Error(
+            `cannot listen on ${opts.host}:${opts.port}: the port is in use by another process or the address is not available here (choose another with --port / SERVICE_PORT)`,
+          ),
+        );
         return;
       }
       const port = uws.us_socket_local_port(socket as unknown as uws.us_socket);

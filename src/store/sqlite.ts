@@ -48,7 +48,7 @@ export class SqliteTaskStore implements TaskStore {
     this.description = `sqlite:${path}`;
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     this.db = new Database(path);
-    this.db.pragma('journal_mode = WAL');
+    this.takeOwnership(path);
     // NORMAL in WAL mode survives a process crash (SIGKILL); only power loss can drop the tail.
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('busy_timeout = 5000');
@@ -78,6 +78,28 @@ export class SqliteTaskStore implements TaskStore {
       stmt.upsert.run(row);
       stmt.rememberMessage.run(key.scope, key.messageId, row.id);
     });
+  }
+
+  /**
+   * One process owns the file: it holds SQLite's exclusive lock for as long as it runs (the OS
+   * releases it when the process ends, however it ends). A second process would otherwise run
+   * its start-up sweep over the first one's running tasks and mark them failed.
+   */
+  private takeOwnership(path: string): void {
+    try {
+      // A process that is just exiting (a restart) may hold the lock a moment longer.
+      this.db.pragma('busy_timeout = 250');
+      this.db.pragma('locking_mode = EXCLUSIVE');
+      this.db.pragma('journal_mode = WAL');
+      this.db.exec('BEGIN EXCLUSIVE; COMMIT;');
+    } catch (err) {
+      this.db.close();
+      if ((err as { code?: unknown }).code !== 'SQLITE_BUSY') throw err;
+      throw new Error(
+        `the SQLite database ${path} is in use by another process. A SQLite file belongs to one server process; ` +
+          'to run several processes on the same tasks, use PostgreSQL and Redis (--store postgres://… --events redis://…).',
+      );
+    }
   }
 
   private migrate(): void {
