@@ -55,7 +55,18 @@ export interface A2AServer {
     /** Webhook delivery: workers, queued deliveries, attempts in flight. */
     push: PushStats;
   };
+  /**
+   * Stops at once: running turns are abandoned (they are marked failed at the next start) and
+   * open streams end where they are.
+   */
   close(): Promise<void>;
+  /**
+   * Stops gracefully (what `a2actor serve` does on SIGTERM/SIGINT): no new connections, new
+   * tasks refused with 503, running turns given `graceMs` (default SERVICE_SHUTDOWN_GRACE) to
+   * end and then canceled, so every task is stored terminal or paused and every open stream and
+   * blocking send gets its task's last event; then `close()`.
+   */
+  shutdown(opts?: { graceMs?: number }): Promise<void>;
 }
 
 export async function createServer(options: CreateServerOptions): Promise<A2AServer> {
@@ -152,7 +163,8 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
   });
 
   let closing: Promise<void> | undefined;
-  return {
+  let draining: Promise<void> | undefined;
+  const server: A2AServer = {
     url,
     port: http.port,
     settings,
@@ -177,5 +189,16 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
       })();
       return closing;
     },
+    shutdown(opts = {}) {
+      draining ??= (async () => {
+        const graceMs = opts.graceMs ?? settings.shutdownGrace * 1000;
+        logger.info('server.draining', { url, liveTasks: service.stats().liveTasks, graceMs });
+        http.stopListening();
+        await service.drain(graceMs);
+        await server.close();
+      })();
+      return draining;
+    },
   };
+  return server;
 }

@@ -63,10 +63,19 @@ async function main(argv: string[]): Promise<void> {
   guardProcess({ logger: createLogger(server.settings.logLevel), onFatal: () => server.close() });
   let stopping = false;
   const stop = (signal: string) => {
-    if (stopping) return;
+    if (stopping) {
+      // A second signal: the operator does not want to wait.
+      process.stdout.write(`a2actor: ${signal} again, exiting now\n`);
+      process.exit(1);
+    }
     stopping = true;
-    process.stdout.write(`a2actor: ${signal}, shutting down\n`);
-    void server.close().then(() => process.exit(0));
+    process.stdout.write(
+      `a2actor: ${signal}, shutting down (running tasks get ${server.settings.shutdownGrace} s to finish; send it again to exit now)\n`,
+    );
+    void server.shutdown().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));

@@ -61,6 +61,9 @@ export interface HttpServer {
   readonly host: string;
   /** Open SSE streams right now. */
   openStreams(): number;
+  /** No new connections; open ones (and their streams) go on. */
+  stopListening(): void;
+  /** Stops listening and ends every open stream. */
   close(): void;
 }
 
@@ -233,12 +236,18 @@ export function startHttp(opts: HttpOptions): Promise<HttpServer> {
         return;
       }
       const port = uws.us_socket_local_port(socket as unknown as uws.us_socket);
+      let listening = true;
+      const stopListening = (): void => {
+        if (listening) uws.us_listen_socket_close(socket);
+        listening = false;
+      };
       resolve({
         port,
         host: opts.host,
         openStreams: () => streams.size,
+        stopListening,
         close() {
-          uws.us_listen_socket_close(socket);
+          stopListening();
           for (const writer of [...streams]) writer.close();
         },
       });

@@ -224,8 +224,13 @@ export function createOperations(deps: OperationsDeps) {
           }
         }),
       );
-      const checks = Object.fromEntries(results);
+      const checks: Record<string, string> = Object.fromEntries(results);
       const down = results.filter(([, r]) => r !== 'ok').map(([n]) => n);
+      // A draining server takes no new tasks: load balancers should send them elsewhere.
+      if (service.isDraining) {
+        checks.server = 'draining';
+        down.push('server');
+      }
       const ready = service.ready && down.length === 0;
       return { ready, body: ready ? { status: 'ready', checks } : { status: 'unavailable', checks, down } };
     },

@@ -74,6 +74,9 @@ const TASK_ELSEWHERE = 'the task is being continued on another replica';
 const LEASE_WAIT_MS = 3000;
 const HANDLER_FAILED = 'The agent failed while handling this task.';
 const RUNTIME_FAILED = 'The server failed while handling this task; it was marked failed.';
+const STOPPED_BY_SHUTDOWN = 'The server stopped before this task finished; it was canceled.';
+/** How long a graceful shutdown waits for canceled handlers before their machines end them. */
+const SHUTDOWN_CANCEL_WAIT_MS = 1000;
 
 export class TaskService {
   private readonly live = new Map<string, LiveTask>();
@@ -86,6 +89,8 @@ export class TaskService {
   private runningActors = 0;
   private initialized = false;
   private closed = false;
+  /** Shutting down: running turns may end, new ones are refused (503). */
+  private draining = false;
   private readonly coordinator: Coordinator;
   /** Turns that ended here and whose lease is not given up yet. */
   private readonly handOvers = new Map<string, Promise<void>>();
@@ -243,6 +248,7 @@ export class TaskService {
    */
   async startTurn(params: MessageSendParams, mode: PersistMode): Promise<StartedTurn> {
     this.assertReady();
+    if (this.draining) throw a2aError('unavailable', 'the server is shutting down; try again shortly (or on another replica)');
     const message = params.message;
     const scope = message.taskId ?? message.contextId ?? '';
     const knownTaskId = await this.taskIdForMessage(scope, message.messageId);
@@ -807,6 +813,38 @@ export class TaskService {
       };
       promise.then(settle, () => settle(undefined));
     });
+  }
+
+  get isDraining(): boolean {
+    return this.draining;
+  }
+
+  /**
+   * Graceful shutdown: new turns are refused (503); running turns get `graceMs` to end on their
+   * own; then they are canceled (the handler's signal fires, the status message says the server
+   * stopped), and a handler that ignores that too is ended `canceled` by its machine a moment
+   * later, as the force-cancel timer would. So every task is stored terminal or paused, and
+   * every stream and blocking send gets the task's real end.
+   */
+  async drain(graceMs: number): Promise<void> {
+    this.draining = true;
+    await this.untilIdle(graceMs);
+    for (const live of [...this.live.values()]) {
+      if (!live.accepts('CANCEL')) continue;
+      live.pendingMessage = agentMessage(STOPPED_BY_SHUTDOWN, live.id, live.task.contextId);
+      live.actor.send({ type: 'CANCEL' });
+    }
+    await this.untilIdle(SHUTDOWN_CANCEL_WAIT_MS);
+    // In `cancelling`, the handler's settling ends the task `canceled`: it is not waited for.
+    for (const live of [...this.live.values()]) if (live.accepts('AGENT_FAILED')) live.actor.send({ type: 'AGENT_FAILED' });
+    // The final writes (retried while the store is away, at most its retry window).
+    await this.untilIdle(this.opts.settings.storeRetryWindow * 1000 + SHUTDOWN_CANCEL_WAIT_MS);
+  }
+
+  /** Resolves once no task is live here, or after `ms`. */
+  private async untilIdle(ms: number): Promise<void> {
+    if (this.live.size === 0) return;
+    await this.waitFor(Promise.all([...this.live.values()].map((l) => l.settled)), ms);
   }
 
   /** Stops every actor; running tasks stay `working` in the store and fail at the next start. */
