@@ -1,12 +1,35 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Two projects: every suite on the default front end (native uWS here), and the wire,
+ * streaming, push and hostile-input suites again on the node:http front end, which is what
+ * serves on a Node or platform without a native uWS build.
+ */
+const ON_BOTH_FRONT_ENDS = [
+  'test/e2e/wire.test.ts',
+  'test/e2e/core.test.ts',
+  'test/e2e/streaming.test.ts',
+  'test/e2e/streaming-load.test.ts',
+  'test/e2e/streaming-persistence.test.ts',
+  'test/e2e/streaming-sdk.test.ts',
+  'test/e2e/sdk-client.test.ts',
+  'test/e2e/push.test.ts',
+  'test/e2e/push-configs.test.ts',
+  'test/e2e/push-limits.test.ts',
+  'test/e2e/hostile-input.test.ts',
+  'test/e2e/shutdown.test.ts',
+];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     // uWebSockets.js is a native addon: one process per test file keeps each file's servers apart.
     pool: 'forks',
     testTimeout: 30_000,
     hookTimeout: 30_000,
     reporters: ['default'],
+    projects: [
+      { extends: true, test: { name: 'default', include: ['test/**/*.test.ts'] } },
+      { extends: true, test: { name: 'node-http', include: ON_BOTH_FRONT_ENDS, env: { TEST_FRONT_END: 'node' } } },
+    ],
   },
 });

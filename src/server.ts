@@ -5,7 +5,8 @@
 import type { InspectionEvent, Observer } from 'xstate';
 import type { AgentDefinition } from './agent.js';
 import { resolveSettings, type Settings, type SettingsInput } from './config.js';
-import { startHttp, uwsIsNative, type HttpServer, type RawRoute } from './http/uws-server.js';
+import type { HttpServer, RawRoute } from './http/exchange.js';
+import { startFrontEnd } from './http/front-end.js';
 import { setupDebug } from './debug/index.js';
 import { createLogger, type Logger } from './log.js';
 import { createOperations } from './protocol/operations.js';
@@ -41,6 +42,9 @@ export interface A2AServer {
   readonly url: string;
   readonly port: number;
   readonly settings: Settings;
+  /** Which front end serves: `uws` (a native uWebSockets.js build) or `node` (node:http). */
+  readonly frontEnd: 'uws' | 'node';
+  /** The front end is native uWS (kept for earlier callers; see `frontEnd`). */
   readonly native: boolean;
   readonly service: TaskService;
   readonly store: TaskStore;
@@ -52,6 +56,7 @@ export interface A2AServer {
     eventLogs: number;
     subscribers: number;
     openStreams: number;
+    frontEnd: 'uws' | 'node';
     /** Webhook delivery: workers, queued deliveries, attempts in flight. */
     push: PushStats;
   };
@@ -132,8 +137,9 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
 
   const { recovered } = await service.init();
   let http: HttpServer;
+  let frontEnd: string;
   try {
-    http = await startHttp({
+    ({ http, description: frontEnd } = await startFrontEnd(settings.frontEnd, {
       host: settings.host,
       port: settings.port,
       maxBodyBytes: settings.maxBodyBytes,
@@ -141,7 +147,7 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
       rawRoutes: [...debug.rawRoutes, ...(rawRoutes ?? [])],
       sse: { heartbeatMs: settings.sseHeartbeat * 1000, maxBufferedBytes: settings.sseMaxBufferedBytes },
       logger,
-    });
+    }));
   } catch (err) {
     await service.close();
     debug.close();
@@ -157,7 +163,7 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
     agent: agent.card.name,
     store: store.description,
     events: coordinator.description,
-    uws: uwsIsNative ? 'native' : 'fallback',
+    frontEnd,
     capabilities,
     recoveredTasks: recovered,
   });
@@ -168,13 +174,21 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
     url,
     port: http.port,
     settings,
-    native: uwsIsNative,
+    frontEnd: http.frontEnd,
+    native: http.frontEnd === 'uws',
     service,
     store,
     stats() {
       const e = events.stats();
       const push = pushDelivery?.stats() ?? { workers: 0, queued: 0, inFlight: 0, cachedTasks: 0 };
-      return { ...service.stats(), eventLogs: e.logs, subscribers: e.subscribers, openStreams: http.openStreams(), push };
+      return {
+        ...service.stats(),
+        eventLogs: e.logs,
+        subscribers: e.subscribers,
+        openStreams: http.openStreams(),
+        frontEnd: http.frontEnd,
+        push,
+      };
     },
     close() {
       closing ??= (async () => {
@@ -195,6 +209,8 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
         logger.info('server.draining', { url, liveTasks: service.stats().liveTasks, graceMs });
         http.stopListening();
         await service.drain(graceMs);
+        // Answers to blocking sends that the last turns just released go out first.
+        await new Promise((resolve) => setImmediate(resolve));
         await server.close();
       })();
       return draining;

@@ -31,6 +31,6 @@ await serve(async () => {
     pushAllowHttp: true,
     pushAllowedHosts: ['127.0.0.1'],
   });
-  const parts = ['a2actor', storeOf(server.store.description), ...(events === 'memory' ? [] : [`events ${events}`]), `uWS ${server.native ? 'native' : 'fallback'}`];
+  const parts = ['a2actor', storeOf(server.store.description), ...(events === 'memory' ? [] : [`events ${events}`]), `front end ${server.frontEnd}`];
   return { url: server.url, description: parts.join(', '), close: () => server.close() };
 });

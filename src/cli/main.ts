@@ -59,7 +59,7 @@ async function main(argv: string[]): Promise<void> {
     inspectUrl: values['inspect-url'],
     logLevel: values['log-level'] as never,
   });
-  process.stdout.write(`a2actor: ${agent.card.name} listening on ${server.url} (store ${server.store.description}, uWS ${server.native ? 'native' : 'fallback'})\n`);
+  process.stdout.write(`a2actor: ${agent.card.name} listening on ${server.url} (store ${server.store.description}, front end ${server.frontEnd})\n`);
   guardProcess({ logger: createLogger(server.settings.logLevel), onFatal: () => server.close() });
   let stopping = false;
   const stop = (signal: string) => {

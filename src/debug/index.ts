@@ -5,7 +5,7 @@
  */
 import type { InspectionEvent, Observer } from 'xstate';
 import type { Settings } from '../config.js';
-import type { RawRoute } from '../http/uws-server.js';
+import type { RawRoute } from '../http/exchange.js';
 import type { Logger } from '../log.js';
 
 export interface DebugSurfaces {

@@ -2,7 +2,7 @@
  * The debug page's route. It exists only when debug is on: `setupDebug` adds it then, and
  * otherwise `/chat` is an unknown path like any other (404). It is not in the agent card.
  */
-import type { RawRoute } from '../http/uws-server.js';
+import type { RawRoute } from '../http/exchange.js';
 import { buildChatPage } from './chat-page.js';
 
 export const CHAT_PATH = '/chat';

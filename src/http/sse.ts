@@ -1,5 +1,5 @@
 /**
- * Server-sent events on a uWS response (wire reference §2.3, §3.4): `id:` + one-line `data:`
+ * Server-sent events on a front end's response (wire reference §2.3, §3.4): `id:` + one-line `data:`
  * per event, a `: ping` heartbeat, and a cap on what a slow reader can make us buffer.
  *
  * Backpressure, as uWS reports it: a write returns false once uWS holds bytes it could not
@@ -17,10 +17,10 @@
  * blocked and waits for `onDrain` otherwise (runtime/feed-run.ts), so a resume after a
  * cut-off is paced by the client rather than cut off again.
  */
-import type { HttpResponse } from 'uWebSockets.js';
 import { errorFields, type Logger } from '../log.js';
 import type { StreamEvent } from '../protocol/schemas.js';
 import type { TaskFeed } from '../runtime/task-feed.js';
+import type { WireResponse } from './exchange.js';
 
 export interface SseLimits {
   /** Bytes a stream may have waiting for a slow reader before it is closed. */
@@ -84,7 +84,7 @@ export class SseWriter {
   private lastSeq: number | undefined;
 
   constructor(
-    private readonly res: HttpResponse,
+    private readonly res: WireResponse,
     private readonly limits: SseLimits,
     private readonly heartbeat: Heartbeat,
     private readonly logger: Logger,

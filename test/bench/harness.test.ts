@@ -248,7 +248,7 @@ describe('bench smoke run', () => {
 
   it('runs two replicas on PostgreSQL and Redis as one service, and drops its schema', { timeout: 120_000 }, async () => {
     const report = await runSuite(smoke({ servers: ['cluster'], workloads: ['W1', 'W3'], durationMs: 1000 }), () => {}, build);
-    expect(report.servers.cluster).toMatch(/^2 replicas \(\d+, \d+\) of a2actor, postgres:\/\/127\.0\.0\.1:5432\/test\?schema=a2actor_bench_\w+, events redis:\/\/127\.0\.0\.1:6379, uWS/);
+    expect(report.servers.cluster).toMatch(/^2 replicas \(\d+, \d+\) of a2actor, postgres:\/\/127\.0\.0\.1:5432\/test\?schema=a2actor_bench_\w+, events redis:\/\/127\.0\.0\.1:6379, front end uws/);
     expect(report.servers.cluster).toMatch(/; 2 × node --expose-gc bench\/\.build\/run-\w+\/bench\/servers\/ours\.js$/);
     expect(report.rows.map((r) => [r.workload, r.server, r.outcome])).toEqual([
       ['W1', 'cluster', 'measured'],

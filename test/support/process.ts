@@ -26,7 +26,7 @@ export function spawnBuiltServer(cliPath: string, args: string[], env: Record<st
 function spawnCli(entry: string[], args: string[], env: Record<string, string>, timeoutMs: number): Promise<ServerProcess> {
   const child = spawn(process.execPath, [...entry, 'serve', ...args, '--port', '0', '--host', '127.0.0.1'], {
     cwd: ROOT,
-    env: { ...process.env, SERVICE_LOG_LEVEL: 'warn', ...env },
+    env: { ...process.env, SERVICE_LOG_LEVEL: 'warn', ...(process.env.TEST_FRONT_END ? { SERVICE_FRONT_END: process.env.TEST_FRONT_END } : {}), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));

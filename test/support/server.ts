@@ -6,7 +6,19 @@ import { createServer, type A2AServer, type CreateServerOptions } from '../../sr
 import scenarioAgent from '../../examples/scenario-agent.js';
 
 export type StoreKind = 'memory' | 'sqlite';
-export const STORE_KINDS: StoreKind[] = ['memory', 'sqlite'];
+
+/**
+ * The front end the suites run on: `TEST_FRONT_END=node` (set by the `node-http` project in
+ * vitest.config.ts) runs them on node:http; unset, the default choice (native uWS here).
+ */
+export const TEST_FRONT_END = process.env.TEST_FRONT_END === 'node' || process.env.TEST_FRONT_END === 'uws' ? process.env.TEST_FRONT_END : undefined;
+/**
+ * The stores the suites run on. `TEST_STORES=memory` narrows them for the runs on newer Node
+ * majors (.ci/run), where the better-sqlite3 addon built for this machine's Node cannot load.
+ */
+export const STORE_KINDS: StoreKind[] = (['memory', 'sqlite'] as const).filter(
+  (kind) => process.env.TEST_STORES === undefined || process.env.TEST_STORES.split(',').includes(kind),
+);
 
 /** A fresh temporary directory, removed by the returned cleanup. */
 export function tempDir(prefix = 'a2actor-test-'): { dir: string; cleanup: () => void } {
@@ -33,6 +45,7 @@ export async function startServer(
     store,
     logLevel: 'silent',
     env: {},
+    ...(TEST_FRONT_END ? { frontEnd: TEST_FRONT_END } : {}),
     ...rest,
   });
   return Object.assign(server, {

@@ -1,0 +1,287 @@
+/**
+ * One request and its answer, the same on every front end: framing checks, HEAD, the body cap,
+ * raw routes, the router call and the reply (JSON, empty, or an SSE stream). A front end (uWS,
+ * node:http) only adapts its request and response to the two small interfaces below; the
+ * response interface is uWS's own shape, which node:http is fitted to (node-server.ts).
+ */
+import { errorFields, type Logger } from '../log.js';
+import { a2aError, type A2AError } from '../protocol/errors.js';
+import { restError, type Reply } from '../protocol/reply.js';
+import { earlyErrorReply, type ProtocolRequest } from '../protocol/router.js';
+import { baseUrlOf } from '../protocol/card.js';
+import { Heartbeat, SseWriter, type SseLimits } from './sse.js';
+
+/** What an answer is written through (uWS's HttpResponse has exactly this shape). */
+export interface WireResponse {
+  cork(fn: () => void): unknown;
+  writeStatus(line: string): WireResponse;
+  writeHeader(name: string, value: string): WireResponse;
+  /** False once the transport holds bytes it could not send yet (they are still sent). */
+  write(chunk: string): boolean;
+  end(body?: string | Buffer, closeConnection?: boolean): unknown;
+  /** Without a length: no Content-Length at all (a 204). */
+  endWithoutBody(reportedContentLength?: number, closeConnection?: boolean): unknown;
+  /** Called when bytes held back have been (partly) sent. */
+  onWritable(handler: (offset: number) => boolean): unknown;
+  onAborted(handler: () => void): unknown;
+  /** Drops the connection at once. */
+  close(): unknown;
+}
+
+/** A request as the front end read it (headers lower-cased, no prototype). */
+export interface WireRequest {
+  method: string;
+  path: string;
+  query: string;
+  headers: Record<string, string>;
+  /** How many Content-Length headers the request had (a repeat is refused). */
+  contentLengths: number;
+  /** Collects the body; past `max` bytes calls `over` instead (and reads no more). */
+  readBody(max: number, done: (body: Buffer) => void, over: () => void): void;
+}
+
+export interface RawRoute {
+  /** Serves a request outside the A2A protocol (e.g. the debug page); undefined = not handled. */
+  (req: { method: string; path: string; query: string; headers: Readonly<Record<string, string>> }):
+    | { status: number; contentType: string; body: string | Buffer; headers?: Record<string, string> }
+    | undefined;
+}
+
+export interface ExchangeOptions {
+  maxBodyBytes: number;
+  route: (req: ProtocolRequest) => Promise<Reply>;
+  rawRoutes?: RawRoute[];
+  sse: SseLimits & { heartbeatMs: number };
+  logger: Logger;
+}
+
+export interface HttpOptions extends ExchangeOptions {
+  host: string;
+  port: number;
+}
+
+/** A listening front end. */
+export interface HttpServer {
+  readonly port: number;
+  readonly host: string;
+  /** `uws` (uWebSockets.js, native) or `node` (node:http). */
+  readonly frontEnd: 'uws' | 'node';
+  /** Open SSE streams right now. */
+  openStreams(): number;
+  /** No new connections; open ones (and their streams) go on. */
+  stopListening(): void;
+  /** Stops listening and ends every open stream. */
+  close(): void;
+}
+
+const STATUS_TEXT: Record<number, string> = {
+  200: '200 OK',
+  204: '204 No Content',
+  400: '400 Bad Request',
+  401: '401 Unauthorized',
+  403: '403 Forbidden',
+  404: '404 Not Found',
+  405: '405 Method Not Allowed',
+  409: '409 Conflict',
+  413: '413 Payload Too Large',
+  415: '415 Unsupported Media Type',
+  422: '422 Unprocessable Entity',
+  500: '500 Internal Server Error',
+  501: '501 Not Implemented',
+  503: '503 Service Unavailable',
+};
+export const statusLine = (status: number): string => STATUS_TEXT[status] ?? `${status} Status`;
+
+export const listenError = (host: string, port: number): Error =>
+  new Error(
+    `cannot listen on ${host}:${port}: the port is in use by another process or the address is not available here (choose another with --port / SERVICE_PORT)`,
+  );
+
+interface RequestState {
+  aborted: boolean;
+  /** A HEAD request: every answer goes out without its body. */
+  head: boolean;
+  onAbort?: () => void;
+}
+
+const tooLarge = (max: number): A2AError => a2aError('payloadTooLarge', `the limit is ${max} bytes`);
+
+/**
+ * Request framing we refuse rather than guess about (RFC 9112 §6.3): a repeated or malformed
+ * Content-Length, or one beside Transfer-Encoding. A parser may frame the body by the first
+ * Content-Length while a proxy uses another: that is how a request hides inside a body.
+ */
+function framingError(headers: Readonly<Record<string, string>>, contentLengths: number): A2AError | undefined {
+  if (contentLengths > 1) return a2aError('malformedHttp', 'more than one Content-Length header');
+  const length = headers['content-length'];
+  if (length !== undefined) {
+    if (!/^\d{1,15}$/.test(length)) return a2aError('malformedHttp', 'Content-Length is not a number');
+    if (headers['transfer-encoding'] !== undefined) return a2aError('malformedHttp', 'Content-Length together with Transfer-Encoding');
+  }
+  return undefined;
+}
+
+/**
+ * Ends a HEAD answer: the GET's Content-Length, no body. The header is written by hand:
+ * uWS's `endWithoutBody(length)` waits for that many bytes, and drops the connection at the
+ * next request instead of keeping it alive.
+ */
+function endHead(res: WireResponse, length: number, close: boolean): void {
+  res.writeHeader('Content-Length', String(length));
+  if (close) res.endWithoutBody(0, true);
+  else res.endWithoutBody();
+}
+
+/** The request handling both front ends share; `streams` are the open SSE answers. */
+export function createExchange(opts: ExchangeOptions, fallbackHost: string) {
+  const streams = new Set<SseWriter>();
+  const heartbeat = new Heartbeat(opts.sse.heartbeatMs);
+
+  /** Writes a finished JSON/empty reply; a HEAD request gets the headers only. */
+  const writeSimple = (res: WireResponse, head: boolean, reply: Extract<Reply, { kind: 'json' | 'empty' }>, close = false): void => {
+    res.cork(() => {
+      res.writeStatus(statusLine(reply.status)).writeHeader('X-Content-Type-Options', 'nosniff');
+      if (reply.kind === 'empty') {
+        // No Content-Length on a 204 (RFC 9110 §8.6): only the bare call leaves it out.
+        if (close) res.endWithoutBody(0, true);
+        else res.endWithoutBody();
+        return;
+      }
+      res.writeHeader('Content-Type', 'application/json');
+      const headers = reply.headers;
+      if (headers) for (const name in headers) res.writeHeader(name, headers[name] as string);
+      if (head) endHead(res, Buffer.byteLength(reply.body), close);
+      else res.end(reply.body, close);
+    });
+  };
+
+  const writeReply = (res: WireResponse, state: RequestState, reply: Reply): void => {
+    if (state.aborted) {
+      // The client left while the stream was being set up: nothing will read the feed.
+      if (reply.kind === 'stream') reply.feed.cancel();
+      return;
+    }
+    if (reply.kind === 'json' || reply.kind === 'empty') {
+      writeSimple(res, state.head, reply);
+      return;
+    }
+    if (state.head) {
+      // HEAD of a stream: its headers, no stream.
+      if (reply.kind === 'stream') reply.feed.cancel();
+      res.cork(() => {
+        res
+          .writeStatus('200 OK')
+          .writeHeader('X-Content-Type-Options', 'nosniff')
+          .writeHeader('Content-Type', 'text/event-stream')
+          .writeHeader('Cache-Control', 'no-cache')
+          .endWithoutBody();
+      });
+      return;
+    }
+    const writer = new SseWriter(res, opts.sse, heartbeat, opts.logger, () => streams.delete(writer));
+    state.onAbort = () => writer.abort();
+    if (reply.kind === 'stream-error') writer.single(reply.data);
+    else writer.run(reply.feed, reply.frame);
+    // Counted as open only once it really streams: a stream that ended (or failed) while it
+    // started has already left, and must not be added back.
+    if (writer.isOpen) streams.add(writer);
+  };
+
+  /** Answers once with an error in the transport's shape, closing the connection if asked. */
+  const refuse = (res: WireResponse, state: RequestState, req: { method: string; path: string }, err: A2AError, close: boolean): void => {
+    if (state.aborted) return;
+    state.aborted = true;
+    const reply = earlyErrorReply(req.method, req.path, err);
+    if (reply.kind === 'json' || reply.kind === 'empty') writeSimple(res, state.head, reply, close);
+  };
+
+  const handle = (req: WireRequest, res: WireResponse): void => {
+    const state: RequestState = { aborted: false, head: false };
+    res.onAborted(() => {
+      state.aborted = true;
+      state.onAbort?.();
+    });
+    // HEAD is GET without the body (RFC 9110 §9.3.2): routed as GET, answered with headers only.
+    state.head = req.method === 'HEAD';
+    const method = state.head ? 'GET' : req.method;
+    const { path, query, headers } = req;
+
+    for (const raw of opts.rawRoutes ?? []) {
+      const out = raw({ method, path, query, headers });
+      if (!out) continue;
+      res.cork(() => {
+        res.writeStatus(statusLine(out.status)).writeHeader('Content-Type', out.contentType).writeHeader('X-Content-Type-Options', 'nosniff');
+        for (const [k, v] of Object.entries(out.headers ?? {})) res.writeHeader(k, v);
+        if (state.head) endHead(res, Buffer.byteLength(out.body), false);
+        else res.end(out.body);
+      });
+      return;
+    }
+
+    const framing = framingError(headers, req.contentLengths);
+    if (framing) {
+      // Whatever follows this request on the connection must not run as a request. The answer
+      // waits for the next turn of the loop: uWS does not serve a pipelined request while one
+      // is unanswered (it drops the connection instead), and the connection is closed after it.
+      setImmediate(() => refuse(res, state, { method, path }, framing, true));
+      return;
+    }
+
+    const dispatch = (body: Buffer): void => {
+      const baseUrl = baseUrlOf(headers, fallbackHost);
+      opts
+        .route({ method, path, query, headers, body, baseUrl })
+        .then((reply) => writeReply(res, state, reply))
+        .catch((err: unknown) => {
+          opts.logger.error('http.unhandled', { method, path, ...errorFields(err) });
+          // A stream that started has its own way to end; anything else still gets an answer.
+          if (state.aborted || state.onAbort) return;
+          try {
+            writeReply(res, state, earlyErrorReply(method, path, a2aError('internal')));
+          } catch (again) {
+            opts.logger.error('http.reply_failed', { method, path, ...errorFields(again) });
+          }
+        });
+    };
+
+    const declared = Number(headers['content-length'] ?? '0');
+    if (declared > opts.maxBodyBytes) {
+      refuse(res, state, { method, path }, tooLarge(opts.maxBodyBytes), true);
+      return;
+    }
+    if ((method === 'GET' || method === 'DELETE' || declared === 0) && headers['transfer-encoding'] === undefined) {
+      dispatch(Buffer.alloc(0));
+      return;
+    }
+    req.readBody(opts.maxBodyBytes, dispatch, () => refuse(res, state, { method, path }, tooLarge(opts.maxBodyBytes), true));
+  };
+
+  /** A request handler must never throw into the front end: that could end the process. */
+  const guarded = (req: WireRequest, res: WireResponse): void => {
+    try {
+      handle(req, res);
+    } catch (err) {
+      opts.logger.error('http.handler_failed', errorFields(err));
+      try {
+        const reply = restError(a2aError('internal'));
+        res.cork(() => {
+          res
+            .writeStatus(statusLine(500))
+            .writeHeader('Content-Type', 'application/json')
+            .end(reply.kind === 'json' ? reply.body : '', true);
+        });
+      } catch {
+        // The response was already answered or is gone: nothing more to do for it.
+      }
+    }
+  };
+
+  return {
+    handle: guarded,
+    openStreams: (): number => streams.size,
+    /** Ends every open stream (the server is closing). */
+    closeStreams(): void {
+      for (const writer of [...streams]) writer.close();
+    },
+  };
+}

@@ -1,0 +1,30 @@
+/**
+ * Which front end serves: a native uWebSockets.js build when one loads on this Node and
+ * platform (the fast path), else node:http. SERVICE_FRONT_END=uws|node forces one; forcing
+ * uws where no native build loads is an error rather than a silent fallback.
+ */
+import { startNodeHttp } from './node-server.js';
+import type { HttpOptions, HttpServer } from './exchange.js';
+import { loadNativeUws, startUwsHttp } from './uws-server.js';
+
+export type FrontEndChoice = 'auto' | 'uws' | 'node';
+
+export interface StartedFrontEnd {
+  http: HttpServer;
+  /** For the start-up line: which front end, and which uWS build when it is uWS. */
+  description: string;
+}
+
+export async function startFrontEnd(choice: FrontEndChoice, opts: HttpOptions): Promise<StartedFrontEnd> {
+  if (choice !== 'node') {
+    const native = await loadNativeUws();
+    if (native) return { http: await startUwsHttp(native.uws, opts), description: `uws (${native.build}, native)` };
+    if (choice === 'uws') {
+      throw new Error(
+        `SERVICE_FRONT_END=uws, but no native uWebSockets.js build loads on Node ${process.versions.node} (${process.platform}-${process.arch}); ` +
+          'unset it to serve with node:http',
+      );
+    }
+  }
+  return { http: await startNodeHttp(opts), description: 'node (node:http)' };
+}

@@ -1,0 +1,177 @@
+/**
+ * The node:http front end: what serves when no native uWS build fits this Node or platform
+ * (or when SERVICE_FRONT_END=node). Each node request and response is fitted to the shapes the
+ * shared exchange uses (exchange.ts), so both front ends answer the same way: body cap, HEAD,
+ * framing checks, SSE with backpressure and heartbeats, the same error bodies.
+ */
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { a2aError } from '../protocol/errors.js';
+import { earlyErrorReply } from '../protocol/router.js';
+import { createExchange, listenError, statusLine, type HttpOptions, type HttpServer, type WireRequest, type WireResponse } from './exchange.js';
+
+/** A node:http response with uWS's calling convention (status line, chained headers, write → boolean). */
+class NodeWireResponse implements WireResponse {
+  private abortHandlers: (() => void)[] = [];
+  private writableHandler: ((offset: number) => boolean) | undefined;
+  private closeAfter = false;
+
+  constructor(private readonly res: ServerResponse) {
+    // 'close' without a finished answer: the client went away (or the socket broke).
+    res.once('close', () => {
+      if (res.writableFinished) return;
+      for (const handler of this.abortHandlers) handler();
+    });
+    res.on('drain', () => this.writableHandler?.(0));
+  }
+
+  cork(fn: () => void): void {
+    fn();
+  }
+
+  writeStatus(line: string): this {
+    this.res.statusCode = Number.parseInt(line, 10);
+    this.res.statusMessage = line.slice(line.indexOf(' ') + 1);
+    return this;
+  }
+
+  writeHeader(name: string, value: string): this {
+    if (!this.res.headersSent) this.res.setHeader(name, value);
+    return this;
+  }
+
+  write(chunk: string): boolean {
+    return this.res.write(chunk);
+  }
+
+  end(body?: string | Buffer, closeConnection = false): void {
+    this.prepareClose(closeConnection);
+    this.res.end(body);
+  }
+
+  endWithoutBody(reportedContentLength?: number, closeConnection = false): void {
+    this.prepareClose(closeConnection);
+    if (reportedContentLength !== undefined && !this.res.headersSent) this.res.setHeader('Content-Length', String(reportedContentLength));
+    this.res.end();
+  }
+
+  onWritable(handler: (offset: number) => boolean): void {
+    this.writableHandler = handler;
+  }
+
+  onAborted(handler: () => void): void {
+    this.abortHandlers.push(handler);
+  }
+
+  close(): void {
+    this.res.destroy();
+  }
+
+  /** Closing after the answer: say so, and drop the socket once it is out (no more is read). */
+  private prepareClose(close: boolean): void {
+    if (!close || this.closeAfter) return;
+    this.closeAfter = true;
+    if (!this.res.headersSent) this.res.setHeader('Connection', 'close');
+    this.res.once('finish', () => this.res.socket?.destroy());
+  }
+}
+
+/** The node request as the exchange reads it. */
+function wireRequest(req: IncomingMessage): WireRequest {
+  const headers: Record<string, string> = Object.create(null);
+  let contentLengths = 0;
+  const raw = req.rawHeaders;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = (raw[i] as string).toLowerCase();
+    if (name === 'content-length') contentLengths++;
+    // Repeated headers read as the last one, as uWS's do (Content-Length is refused when repeated).
+    headers[name] = raw[i + 1] as string;
+  }
+  const url = req.url ?? '/';
+  const q = url.indexOf('?');
+  return {
+    method: (req.method ?? 'GET').toUpperCase(),
+    path: q < 0 ? url : url.slice(0, q),
+    query: q < 0 ? '' : url.slice(q + 1),
+    headers,
+    contentLengths,
+    readBody(max, done, over) {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let refused = false;
+      req.on('data', (chunk: Buffer) => {
+        if (refused) return;
+        size += chunk.byteLength;
+        if (size > max) {
+          refused = true;
+          over();
+          return;
+        }
+        chunks.push(chunk);
+      });
+      req.on('end', () => {
+        if (!refused) done(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
+      });
+    },
+  };
+}
+
+/** How long open connections may finish their answer once the server closes. */
+const CLOSE_CONNECTIONS_AFTER_MS = 1000;
+
+/** A request handler for node:http servers: `(req, res) => void`. */
+export type NodeRequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** The exchange as a node:http request handler (for our own listener, or to mount in an app). */
+export function nodeHandler(opts: Omit<HttpOptions, 'host' | 'port'>, fallbackHost: string) {
+  const exchange = createExchange(opts, fallbackHost);
+  const handler: NodeRequestHandler = (req, res) => exchange.handle(wireRequest(req), new NodeWireResponse(res));
+  return { handler, exchange };
+}
+
+export function startNodeHttp(opts: HttpOptions): Promise<HttpServer> {
+  const { handler, exchange } = nodeHandler(opts, `${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${opts.port}`);
+  const server = http.createServer(handler);
+  // Node's parser refuses bad framing (a repeated Content-Length, one beside Transfer-Encoding,
+  // a malformed one) before any handler runs: answer in the transport's shape and hang up.
+  server.on('clientError', (err: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket) => {
+    if (!socket.writable || err.code === 'ECONNRESET') {
+      socket.destroy();
+      return;
+    }
+    const [method = '', path = ''] = (err.rawPacket?.toString('latin1').split('\r\n', 1)[0] ?? '').split(' ');
+    const reply = earlyErrorReply(method, path, a2aError('malformedHttp', err.code ?? 'the request could not be parsed'));
+    const body = reply.kind === 'json' ? reply.body : '';
+    socket.end(
+      `HTTP/1.1 ${statusLine(reply.kind === 'json' ? reply.status : 400)}\r\nContent-Type: application/json\r\n` +
+        `X-Content-Type-Options: nosniff\r\nConnection: close\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
+  });
+  return new Promise((resolve, reject) => {
+    server.once('error', (err: NodeJS.ErrnoException) => {
+      reject(err.code === 'EADDRINUSE' || err.code === 'EADDRNOTAVAIL' ? listenError(opts.host, opts.port) : err);
+    });
+    server.listen({ host: opts.host, port: opts.port, exclusive: true }, () => {
+      let listening = true;
+      const stopListening = (): void => {
+        if (!listening) return;
+        listening = false;
+        // Node also closes idle keep-alive connections here; busy ones finish their answer.
+        server.close();
+      };
+      resolve({
+        port: (server.address() as AddressInfo).port,
+        host: opts.host,
+        frontEnd: 'node',
+        openStreams: exchange.openStreams,
+        stopListening,
+        close() {
+          stopListening();
+          exchange.closeStreams();
+          // Answers being written may finish; whatever is still open a moment later is cut.
+          setTimeout(() => server.closeAllConnections(), CLOSE_CONNECTIONS_AFTER_MS).unref();
+        },
+      });
+    });
+  });
+}
