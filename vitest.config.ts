@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 /**
  * Two projects: every suite on the default front end (native uWS here), and the wire,
- * streaming, push and hostile-input suites again on the node:http front end, which is what
+ * streaming, push, hostile-input, shutdown and fuzz suites again on the node:http front end, which is what
  * serves on a Node or platform without a native uWS build.
  */
 const ON_BOTH_FRONT_ENDS = [
@@ -18,6 +18,7 @@ const ON_BOTH_FRONT_ENDS = [
   'test/e2e/push-limits.test.ts',
   'test/e2e/hostile-input.test.ts',
   'test/e2e/shutdown.test.ts',
+  'test/fuzz/transports.test.ts',
 ];
 
 export default defineConfig({
