@@ -3,6 +3,9 @@
  * native uWS build if one fits this Node and platform, reads each request as uWS requires
  * (headers synchronously, the body in chunks) and hands it to the shared exchange.
  */
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
 import { createExchange, listenError, type HttpOptions, type HttpServer, type WireRequest } from './exchange.js';
 
@@ -20,7 +23,23 @@ interface UwsModule {
  * `@trufflesuite/uws-js-unofficial` (installed as `uWebSockets.js`: native for Node 16-20, glibc
  * 2.27+) and `@btc-vision/uwebsockets.js` (the official v20.57 binaries: Node 20-25, glibc 2.38+).
  */
-const BUILDS = ['uWebSockets.js', '@btc-vision/uwebsockets.js'] as const;
+const BUILDS = [
+  { name: 'uWebSockets.js', binaries: 'binaries/' },
+  { name: '@btc-vision/uwebsockets.js', binaries: '' },
+] as const;
+
+/**
+ * Whether a build ships a binary for this Node ABI and platform. Checked before loading it: the
+ * trufflesuite build prints an error and falls back to its broken JS shim when it has none.
+ */
+function hasBinary(build: (typeof BUILDS)[number]): boolean {
+  try {
+    const dir = dirname(createRequire(import.meta.url).resolve(`${build.name}/package.json`));
+    return existsSync(join(dir, `${build.binaries}uws_${process.platform}_${process.arch}_${process.versions.modules}.node`));
+  } catch {
+    return false;
+  }
+}
 
 /**
  * The first build that loads natively here, or undefined. A build without its native addon
@@ -29,10 +48,11 @@ const BUILDS = ['uWebSockets.js', '@btc-vision/uwebsockets.js'] as const;
  */
 export async function loadNativeUws(): Promise<{ uws: UwsModule; build: string } | undefined> {
   for (const build of BUILDS) {
+    if (!hasBinary(build)) continue;
     try {
-      const loaded = (await import(build)) as { default?: UwsModule } & UwsModule;
+      const loaded = (await import(build.name)) as { default?: UwsModule } & UwsModule;
       const uws = loaded.default ?? loaded;
-      if (typeof uws.getParts === 'function' && typeof uws.App === 'function') return { uws, build };
+      if (typeof uws.getParts === 'function' && typeof uws.App === 'function') return { uws, build: build.name };
     } catch {
       // Not installed, or no binary for this Node/platform: try the next one.
     }
