@@ -258,6 +258,7 @@ export const rawFraming = fc
     const body = chunked ? `0\r\n\r\n${hidden}` : `{}${hidden}`;
     // Framing a server must refuse: then the hidden request must never run. With one plain
     // Content-Length (or none) it is an ordinary pipelined request, which may.
-    const ambiguous = lengths.length > 1 || (lengths.length > 0 && chunked) || lengths.some((l) => !/^\d{1,15}$/.test(l));
+    // (Whitespace around a header value is allowed: ` 2` is a plain 2.)
+    const ambiguous = lengths.length > 1 || (lengths.length > 0 && chunked) || lengths.some((l) => !/^\d{1,15}$/.test(l.trim()));
     return { text: `${method} ${path} HTTP/1.1\r\n${headers.join('\r\n')}\r\n\r\n${body}`, hiddenId: `hidden-${id}`, head: method === 'HEAD', ambiguous };
   });

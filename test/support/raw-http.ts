@@ -83,7 +83,10 @@ export function rawSequence(baseUrl: string, requests: string[], quietMs = 150):
  * HEAD answers and 204s, as `noBody` says): what a keep-alive client does, so a body sent where
  * none belongs shows up as garbage at the start of the next response.
  */
-export function parseResponses(text: string, noBody: (index: number, status: number) => boolean = () => false): RawResponse[] {
+export function parseResponses(
+  text: string,
+  noBody: (index: number, status: number, headers: Record<string, string>) => boolean = () => false,
+): RawResponse[] {
   const out: RawResponse[] = [];
   let rest = text;
   while (rest.length > 0) {
@@ -99,7 +102,7 @@ export function parseResponses(text: string, noBody: (index: number, status: num
       headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
     }
     rest = rest.slice(end + 4);
-    const length = noBody(out.length, status) ? 0 : Number(headers['content-length'] ?? '0');
+    const length = noBody(out.length, status, headers) ? 0 : Number(headers['content-length'] ?? '0');
     out.push({ status, headers, body: rest.slice(0, length) });
     rest = rest.slice(length);
   }
