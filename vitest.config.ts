@@ -21,6 +21,9 @@ const ON_BOTH_FRONT_ENDS = [
   'test/fuzz/transports.test.ts',
 ];
 
+/** Run again with the server mounted under a path of an Express app and of a bare node:http server. */
+const THROUGH_A_MOUNT = ['test/e2e/wire.test.ts', 'test/e2e/core.test.ts', 'test/e2e/streaming.test.ts', 'test/e2e/push.test.ts'];
+
 export default defineConfig({
   test: {
     // uWebSockets.js is a native addon: one process per test file keeps each file's servers apart.
@@ -31,6 +34,8 @@ export default defineConfig({
     projects: [
       { extends: true, test: { name: 'default', include: ['test/**/*.test.ts'] } },
       { extends: true, test: { name: 'node-http', include: ON_BOTH_FRONT_ENDS, env: { TEST_FRONT_END: 'node' } } },
+      { extends: true, test: { name: 'express-mount', include: THROUGH_A_MOUNT, env: { TEST_MOUNT: 'express' } } },
+      { extends: true, test: { name: 'http-mount', include: THROUGH_A_MOUNT, env: { TEST_MOUNT: 'http' } } },
     ],
   },
 });

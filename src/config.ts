@@ -21,8 +21,11 @@ const list = z
 
 export const SettingsSchema = z.object({
   host: z.string().default('127.0.0.1'),
-  /** `auto`: a native uWebSockets.js build when one loads here, else node:http; `uws` or `node` forces one. */
-  frontEnd: z.enum(['auto', 'uws', 'node']).default('auto'),
+  /**
+   * `auto`: a native uWebSockets.js build when one loads here, else node:http; `uws` or `node`
+   * forces one; `none`: no listener, the app mounts `server.nodeHandler()` itself.
+   */
+  frontEnd: z.enum(['auto', 'uws', 'node', 'none']).default('auto'),
   port: z.coerce.number().int().min(0).max(65535).default(8080),
   /** `memory`, `sqlite:<path>` (or a path ending in .db/.sqlite). */
   store: z.string().default('sqlite:./data/a2actor.db'),

@@ -15,6 +15,7 @@ export type {
   Transport,
 } from './agent.js';
 export { createServer, type A2AServer, type CreateServerOptions } from './server.js';
+export type { NodeRequestHandler } from './http/node-server.js';
 export { resolveSettings, envNameOf, type Settings } from './config.js';
 export { guardProcess, type ProcessGuardOptions } from './process-guard.js';
 export { createLogger, type Logger } from './log.js';

@@ -5,8 +5,9 @@
 import type { InspectionEvent, Observer } from 'xstate';
 import type { AgentDefinition } from './agent.js';
 import { resolveSettings, type Settings, type SettingsInput } from './config.js';
-import type { HttpServer, RawRoute } from './http/exchange.js';
+import type { FrontEndKind, HttpOptions, HttpServer, RawRoute } from './http/exchange.js';
 import { startFrontEnd } from './http/front-end.js';
+import { nodeHandler, type NodeRequestHandler } from './http/node-server.js';
 import { setupDebug } from './debug/index.js';
 import { createLogger, type Logger } from './log.js';
 import { createOperations } from './protocol/operations.js';
@@ -42,8 +43,8 @@ export interface A2AServer {
   readonly url: string;
   readonly port: number;
   readonly settings: Settings;
-  /** Which front end serves: `uws` (a native uWebSockets.js build) or `node` (node:http). */
-  readonly frontEnd: 'uws' | 'node';
+  /** Which front end serves: `uws` (a native uWebSockets.js build), `node` (node:http), `none` (mounted only). */
+  readonly frontEnd: FrontEndKind;
   /** The front end is native uWS (kept for earlier callers; see `frontEnd`). */
   readonly native: boolean;
   readonly service: TaskService;
@@ -56,7 +57,7 @@ export interface A2AServer {
     eventLogs: number;
     subscribers: number;
     openStreams: number;
-    frontEnd: 'uws' | 'node';
+    frontEnd: FrontEndKind;
     /** Webhook delivery: workers, queued deliveries, attempts in flight. */
     push: PushStats;
   };
@@ -72,6 +73,14 @@ export interface A2AServer {
    * blocking send gets its task's last event; then `close()`.
    */
   shutdown(opts?: { graceMs?: number }): Promise<void>;
+  /**
+   * The server as a node:http request handler, to mount in an existing app: Express
+   * (`app.use('/a2a', server.nodeHandler())`, the mount path read from `req.baseUrl`), Fastify
+   * or Hono's node adapter, or a bare `http.createServer` (give `mountPath` if the app does not
+   * strip it). The card's URLs include the mount path. Start the server with
+   * `frontEnd: 'none'` when the app is its only way in.
+   */
+  nodeHandler(opts?: { mountPath?: string }): NodeRequestHandler;
 }
 
 export async function createServer(options: CreateServerOptions): Promise<A2AServer> {
@@ -136,18 +145,21 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
   const router = createRouter(ops, logger, { maxJsonDepth: settings.maxJsonDepth });
 
   const { recovered } = await service.init();
+  const httpOptions: HttpOptions = {
+    host: settings.host,
+    port: settings.port,
+    maxBodyBytes: settings.maxBodyBytes,
+    route: router,
+    rawRoutes: [...debug.rawRoutes, ...(rawRoutes ?? [])],
+    sse: { heartbeatMs: settings.sseHeartbeat * 1000, maxBufferedBytes: settings.sseMaxBufferedBytes },
+    logger,
+  };
+  /** Handlers mounted in host apps: their open streams count and close with the server's. */
+  const mounted: ReturnType<typeof nodeHandler>['exchange'][] = [];
   let http: HttpServer;
   let frontEnd: string;
   try {
-    ({ http, description: frontEnd } = await startFrontEnd(settings.frontEnd, {
-      host: settings.host,
-      port: settings.port,
-      maxBodyBytes: settings.maxBodyBytes,
-      route: router,
-      rawRoutes: [...debug.rawRoutes, ...(rawRoutes ?? [])],
-      sse: { heartbeatMs: settings.sseHeartbeat * 1000, maxBufferedBytes: settings.sseMaxBufferedBytes },
-      logger,
-    }));
+    ({ http, description: frontEnd } = await startFrontEnd(settings.frontEnd, httpOptions));
   } catch (err) {
     await service.close();
     debug.close();
@@ -157,7 +169,7 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
     throw err;
   }
   const host = settings.host.includes(':') ? `[${settings.host}]` : settings.host;
-  const url = `http://${host}:${http.port}`;
+  const url = http.frontEnd === 'none' ? '' : `http://${host}:${http.port}`;
   logger.info('server.started', {
     url,
     agent: agent.card.name,
@@ -185,14 +197,20 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
         ...service.stats(),
         eventLogs: e.logs,
         subscribers: e.subscribers,
-        openStreams: http.openStreams(),
+        openStreams: http.openStreams() + mounted.reduce((n, m) => n + m.openStreams(), 0),
         frontEnd: http.frontEnd,
         push,
       };
     },
+    nodeHandler(opts = {}) {
+      const { handler, exchange } = nodeHandler(httpOptions, `${host}:${settings.port}`, opts);
+      mounted.push(exchange);
+      return handler;
+    },
     close() {
       closing ??= (async () => {
         http.close();
+        for (const m of mounted) m.closeStreams();
         await service.close();
         debug.close();
         // Queued webhook deliveries get a bounded grace period before the store goes away.

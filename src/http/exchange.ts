@@ -38,6 +38,8 @@ export interface WireRequest {
   contentLengths: number;
   /** Collects the body; past `max` bytes calls `over` instead (and reads no more). */
   readBody(max: number, done: (body: Buffer) => void, over: () => void): void;
+  /** Where the server is mounted in a host app (`/a2a`): part of every URL in the card. */
+  mountPath?: string;
 }
 
 export interface RawRoute {
@@ -60,12 +62,14 @@ export interface HttpOptions extends ExchangeOptions {
   port: number;
 }
 
+export type FrontEndKind = 'uws' | 'node' | 'none';
+
 /** A listening front end. */
 export interface HttpServer {
   readonly port: number;
   readonly host: string;
-  /** `uws` (uWebSockets.js, native) or `node` (node:http). */
-  readonly frontEnd: 'uws' | 'node';
+  /** `uws` (uWebSockets.js, native), `node` (node:http), or `none` (mounted in a host app only). */
+  readonly frontEnd: FrontEndKind;
   /** Open SSE streams right now. */
   openStreams(): number;
   /** No new connections; open ones (and their streams) go on. */
@@ -228,7 +232,7 @@ export function createExchange(opts: ExchangeOptions, fallbackHost: string) {
     }
 
     const dispatch = (body: Buffer): void => {
-      const baseUrl = baseUrlOf(headers, fallbackHost);
+      const baseUrl = baseUrlOf(headers, fallbackHost) + (req.mountPath ?? '');
       opts
         .route({ method, path, query, headers, body, baseUrl })
         .then((reply) => writeReply(res, state, reply))

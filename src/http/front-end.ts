@@ -7,7 +7,7 @@ import { startNodeHttp } from './node-server.js';
 import type { HttpOptions, HttpServer } from './exchange.js';
 import { loadNativeUws, startUwsHttp } from './uws-server.js';
 
-export type FrontEndChoice = 'auto' | 'uws' | 'node';
+export type FrontEndChoice = 'auto' | 'uws' | 'node' | 'none';
 
 export interface StartedFrontEnd {
   http: HttpServer;
@@ -15,7 +15,18 @@ export interface StartedFrontEnd {
   description: string;
 }
 
+/** No listener of its own: the server is reached only through `server.nodeHandler()` mounted in an app. */
+const NO_LISTENER: HttpServer = {
+  port: 0,
+  host: '',
+  frontEnd: 'none',
+  openStreams: () => 0,
+  stopListening: () => {},
+  close: () => {},
+};
+
 export async function startFrontEnd(choice: FrontEndChoice, opts: HttpOptions): Promise<StartedFrontEnd> {
+  if (choice === 'none') return { http: NO_LISTENER, description: 'none (mounted in a host app)' };
   if (choice !== 'node') {
     const native = await loadNativeUws();
     if (native) return { http: await startUwsHttp(native.uws, opts), description: `uws (${native.build}, native)` };

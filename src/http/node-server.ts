@@ -76,8 +76,8 @@ class NodeWireResponse implements WireResponse {
   }
 }
 
-/** The node request as the exchange reads it. */
-function wireRequest(req: IncomingMessage): WireRequest {
+/** The node request as the exchange reads it; `mountPath`: where a host app mounted us. */
+function wireRequest(req: IncomingMessage, mountPath = ''): WireRequest {
   const headers: Record<string, string> = Object.create(null);
   let contentLengths = 0;
   const raw = req.rawHeaders;
@@ -87,7 +87,12 @@ function wireRequest(req: IncomingMessage): WireRequest {
     // Repeated headers read as the last one, as uWS's do (Content-Length is refused when repeated).
     headers[name] = raw[i + 1] as string;
   }
-  const url = req.url ?? '/';
+  let url = req.url ?? '/';
+  // A host app that does not strip its mount path (a bare node:http server) leaves it on.
+  if (mountPath && (url === mountPath || url.startsWith(`${mountPath}/`) || url.startsWith(`${mountPath}?`))) {
+    url = url.slice(mountPath.length) || '/';
+    if (url.startsWith('?')) url = `/${url}`;
+  }
   const q = url.indexOf('?');
   return {
     method: (req.method ?? 'GET').toUpperCase(),
@@ -95,6 +100,7 @@ function wireRequest(req: IncomingMessage): WireRequest {
     query: q < 0 ? '' : url.slice(q + 1),
     headers,
     contentLengths,
+    ...(mountPath ? { mountPath } : {}),
     readBody(max, done, over) {
       const chunks: Buffer[] = [];
       let size = 0;
@@ -122,10 +128,19 @@ const CLOSE_CONNECTIONS_AFTER_MS = 1000;
 /** A request handler for node:http servers: `(req, res) => void`. */
 export type NodeRequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
-/** The exchange as a node:http request handler (for our own listener, or to mount in an app). */
-export function nodeHandler(opts: Omit<HttpOptions, 'host' | 'port'>, fallbackHost: string) {
+/**
+ * The exchange as a node:http request handler (for our own listener, or to mount in an app).
+ * Mounted, the mount path comes from `mountPath`, or from Express's `req.baseUrl` (Express
+ * strips it from `req.url` itself); the card's URLs then include it.
+ */
+export function nodeHandler(opts: Omit<HttpOptions, 'host' | 'port'>, fallbackHost: string, mount: { mountPath?: string } = {}) {
   const exchange = createExchange(opts, fallbackHost);
-  const handler: NodeRequestHandler = (req, res) => exchange.handle(wireRequest(req), new NodeWireResponse(res));
+  const fixed = mount.mountPath?.replace(/\/+$/, '');
+  const handler: NodeRequestHandler = (req, res) => {
+    const expressBase = (req as IncomingMessage & { baseUrl?: unknown }).baseUrl;
+    const mountPath = fixed ?? (typeof expressBase === 'string' ? expressBase.replace(/\/+$/, '') : '');
+    exchange.handle(wireRequest(req, mountPath), new NodeWireResponse(res));
+  };
   return { handler, exchange };
 }
 

@@ -324,18 +324,20 @@ describe.each(STORE_KINDS)('core endpoints, %s store', (storeKind) => {
       });
       expect(res.status).toBe(200);
       const card: Json = await res.json();
+      // Mounted in a host app (the mount projects), the card's URLs keep the mount path.
+      const base = `https://agents.example.com${new URL(server.url).pathname.replace(/\/$/, '')}`;
       expect(card).toMatchObject({
         protocolVersion: '0.3.0',
         name: 'Scenario Agent',
-        url: 'https://agents.example.com',
+        url: base,
         preferredTransport: 'JSONRPC',
         capabilities: { streaming: true, pushNotifications: true, stateTransitionHistory: true },
         supportsAuthenticatedExtendedCard: true,
         defaultInputModes: ['text/plain'],
       });
       expect(card.additionalInterfaces).toEqual([
-        { url: 'https://agents.example.com', transport: 'JSONRPC' },
-        { url: 'https://agents.example.com', transport: 'HTTP+JSON' },
+        { url: base, transport: 'JSONRPC' },
+        { url: base, transport: 'HTTP+JSON' },
       ]);
       const plain: Json = await (await fetch(`${server.url}/.well-known/agent-card.json`)).json();
       expect(plain.url).toBe(server.url.replace('127.0.0.1', '127.0.0.1'));

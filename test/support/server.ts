@@ -2,6 +2,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
 import { createServer, type A2AServer, type CreateServerOptions } from '../../src/index.js';
 import scenarioAgent from '../../examples/scenario-agent.js';
 
@@ -12,6 +15,43 @@ export type StoreKind = 'memory' | 'sqlite';
  * vitest.config.ts) runs them on node:http; unset, the default choice (native uWS here).
  */
 export const TEST_FRONT_END = process.env.TEST_FRONT_END === 'node' || process.env.TEST_FRONT_END === 'uws' ? process.env.TEST_FRONT_END : undefined;
+
+/**
+ * `TEST_MOUNT=express` or `TEST_MOUNT=http` (the `express-mount` and `http-mount` projects in
+ * vitest.config.ts): every server the suites start has no listener of its own and is reached
+ * through `server.nodeHandler()` mounted under a path of an Express app or a bare node:http
+ * server, so the same suites run through the mount. `url` then includes the mount path.
+ */
+const TEST_MOUNT = process.env.TEST_MOUNT === 'express' || process.env.TEST_MOUNT === 'http' ? process.env.TEST_MOUNT : undefined;
+const MOUNT_PATH = '/mounted/a2a';
+
+/** Serves `server` through a host app on a free loopback port; returns its URL and how to stop it. */
+async function mountInHostApp(server: A2AServer, kind: 'express' | 'http'): Promise<{ url: string; port: number; close: () => Promise<void> }> {
+  let host: http.Server;
+  if (kind === 'express') {
+    const app = express();
+    app.get('/', (_req, res) => void res.send('the host app'));
+    app.use(MOUNT_PATH, server.nodeHandler());
+    host = http.createServer(app);
+  } else {
+    const handler = server.nodeHandler({ mountPath: MOUNT_PATH });
+    host = http.createServer((req, res) => {
+      if (req.url === MOUNT_PATH || req.url?.startsWith(`${MOUNT_PATH}/`) || req.url?.startsWith(`${MOUNT_PATH}?`)) handler(req, res);
+      else res.writeHead(404).end('not ours');
+    });
+  }
+  await new Promise<void>((resolve) => host.listen(0, '127.0.0.1', resolve));
+  const port = (host.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}${MOUNT_PATH}`,
+    port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        host.closeAllConnections();
+        host.close(() => resolve());
+      }),
+  };
+}
 /**
  * The stores the suites run on. `TEST_STORES=memory` narrows them for the runs on newer Node
  * majors (.ci/run), where the better-sqlite3 addon built for this machine's Node cannot load.
@@ -46,10 +86,15 @@ export async function startServer(
     logLevel: 'silent',
     env: {},
     ...(TEST_FRONT_END ? { frontEnd: TEST_FRONT_END } : {}),
+    ...(TEST_MOUNT ? { frontEnd: 'none' as const } : {}),
     ...rest,
   });
+  const mount = TEST_MOUNT ? await mountInHostApp(server, TEST_MOUNT) : undefined;
+  // Object.assign would read `url`/`port` off the server: the mounted ones are set over them.
   return Object.assign(server, {
+    ...(mount ? { url: mount.url, port: mount.port } : {}),
     async stop() {
+      await mount?.close();
       await server.close();
       temp?.cleanup();
     },
