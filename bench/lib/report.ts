@@ -11,6 +11,7 @@ import type { ServerKind } from './types.js';
 export const SERVER_LABEL: Record<ServerKind, string> = {
   raw: 'raw uWS',
   memory: 'ours mem',
+  node: 'ours node',
   sqlite: 'ours sqlite',
   cluster: 'ours 2×pg',
   peer: 'peer sdk',

@@ -50,7 +50,8 @@ export const requests = {
 };
 
 const OURS: readonly ServerKind[] = ['memory', 'sqlite', 'cluster'];
-const BOTH: readonly ServerKind[] = ['memory', 'sqlite', 'cluster', 'peer'];
+/** The request-path workloads: also on the node:http front end. */
+const BOTH: readonly ServerKind[] = ['memory', 'node', 'sqlite', 'cluster', 'peer'];
 
 export const WORKLOADS: Record<WorkloadId, Workload> = {
   C1: { id: 'C1', title: 'ceiling: POST, fixed JSON', unit: 'req', check: 'raw', ceiling: undefined, servers: ['raw'], skipped: {} },

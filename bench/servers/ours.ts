@@ -1,5 +1,5 @@
 /**
- * a2actor serving the bench echo agent, in its own process: `ours.ts <store> [<events>]`, the
+ * a2actor serving the bench echo agent, in its own process: `ours.ts <store> [<events> [node]]`, the
  * store `memory`, `sqlite:<path>` or `postgres://…?schema=<name>`, the events `memory` (default)
  * or `redis://…` (one replica of several: bench/lib/cluster.ts). Logging is off (as in
  * production at high load, and as the peer does), and webhooks may go to http://127.0.0.1 so W7
@@ -11,6 +11,8 @@ import { serve } from './child.js';
 
 const store = process.argv[2] ?? 'memory';
 const events = process.argv[3] ?? 'memory';
+/** `auto` (native uWS here) or `node` (the node:http front end). */
+const frontEnd = process.argv[4] === 'node' ? 'node' : 'auto';
 
 /** The store as the report names it: PostgreSQL's description leaves out the schema. */
 function storeOf(description: string): string {
@@ -30,6 +32,7 @@ await serve(async () => {
     env: {},
     pushAllowHttp: true,
     pushAllowedHosts: ['127.0.0.1'],
+    frontEnd,
   });
   const parts = ['a2actor', storeOf(server.store.description), ...(events === 'memory' ? [] : [`events ${events}`]), `front end ${server.frontEnd}`];
   return { url: server.url, description: parts.join(', '), close: () => server.close() };
