@@ -1,6 +1,6 @@
 /**
  * `npm run build` emits JavaScript with type declarations, and the built CLI (what `npx a2actor`
- * runs) serves a built agent.
+ * runs) serves a built agent: send, stream, subscribe and push.
  */
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -8,7 +8,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { client, eventually, userMessage } from '../support/a2a.js';
 import { spawnBuiltServer } from '../support/process.js';
+import { streamMessage, subscribe, summarize } from '../support/streams.js';
+import { startReceiver } from '../support/webhook.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const run = promisify(execFile);
@@ -38,6 +41,31 @@ describe('the build', () => {
       expect(task.artifacts[0]?.parts.map((p) => p.text).join('')).toBe('built and running');
     } finally {
       await server.kill('SIGTERM');
+    }
+
+    // Send, stream, subscribe and push through the built CLI (.ci/run repeats this on Node 22
+    // and 24, where node:http serves).
+    const rx = await startReceiver();
+    const scenario = await spawnBuiltServer(join(out.dir, 'src/cli/main.js'), [join(out.dir, 'examples/scenario-agent.js'), '--store', 'memory'], {
+      SERVICE_PUSH_ALLOW_HTTP: 'true',
+      SERVICE_PUSH_ALLOWED_HOSTS: '127.0.0.1',
+    });
+    try {
+      const a2a = client(scenario.url, 'jsonrpc');
+      const pushed = await a2a.send({ message: userMessage('echo pushed'), configuration: { pushNotificationConfig: { url: rx.url, token: 'tok' } } });
+      expect(pushed.result.status.state).toBe('completed');
+      const delivered = await eventually(() => rx.bodiesOf(pushed.result.id).find((b) => b.status.state === 'completed'));
+      expect(delivered.id).toBe(pushed.result.id);
+
+      const streamed = await (await streamMessage(scenario.url, 'rest', { message: userMessage('stream 3') })).items;
+      expect(summarize(streamed.at(-1)?.data)).toBe('status:completed:final');
+
+      const running = await a2a.send({ message: userMessage('slow 400'), configuration: { blocking: false } });
+      const followed = await (await subscribe(scenario.url, 'jsonrpc', running.result.id)).items;
+      expect(summarize(followed.at(-1)?.data)).toBe('status:completed:final');
+    } finally {
+      await scenario.kill('SIGTERM');
+      await rx.close();
     }
   }, 120_000);
 });
