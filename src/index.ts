@@ -19,7 +19,7 @@ export type { NodeRequestHandler } from './http/node-server.js';
 export { resolveSettings, envNameOf, type Settings } from './config.js';
 export { guardProcess, type ProcessGuardOptions } from './process-guard.js';
 export { createLogger, type Logger } from './log.js';
-export { A2AError, ERRORS } from './protocol/errors.js';
+export { A2AError, ERRORS, isA2AError } from './protocol/errors.js';
 export { MemoryTaskStore } from './store/memory.js';
 export { SqliteTaskStore } from './store/sqlite.js';
 export { openStore } from './store/open.js';

@@ -55,8 +55,15 @@ export const ERRORS = {
 
 export type ErrorName = keyof typeof ERRORS;
 
+/**
+ * Marks our errors across copies of this library: an agent built against one copy (say, the
+ * CLI's) throws `unauthenticated()` from another, where `instanceof` would say no.
+ */
+const A2A_ERROR = Symbol.for('a2actor.A2AError');
+
 /** A client-visible failure: always one entry of the table, optionally with detail. */
 export class A2AError extends Error {
+  readonly [A2A_ERROR] = true;
   readonly entry: ErrorEntry;
   readonly data: unknown;
   /** Extra response headers (e.g. WWW-Authenticate on 401). */
@@ -70,6 +77,10 @@ export class A2AError extends Error {
     this.headers = headers;
   }
 }
+
+/** Whether `err` is an A2AError of this or any other copy of the library. */
+export const isA2AError = (err: unknown): err is A2AError =>
+  typeof err === 'object' && err !== null && (err as { [A2A_ERROR]?: unknown })[A2A_ERROR] === true;
 
 export const a2aError = (name: ErrorName, detail?: string, data?: unknown): A2AError =>
   new A2AError(ERRORS[name], detail, data);

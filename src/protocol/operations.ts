@@ -9,7 +9,7 @@ import type { TaskFeed } from '../runtime/task-feed.js';
 import { openResubscribe, openTurnFeed } from '../runtime/task-feed.js';
 import type { SendResult, TaskService } from '../runtime/task-service.js';
 import { buildCard, type CardOptions } from './card.js';
-import { A2AError, a2aError, ERRORS, shown } from './errors.js';
+import { A2AError, a2aError, ERRORS, isA2AError, shown } from './errors.js';
 import { JsonText } from './json-text.js';
 import { formatPath, freeFormTooDeep } from './json-depth.js';
 import { isObject, parseParams, parseSendParams } from './params.js';
@@ -130,7 +130,7 @@ export function createOperations(deps: OperationsDeps) {
       try {
         return await provider(request, publicCard);
       } catch (err) {
-        if (err instanceof A2AError) throw err;
+        if (isA2AError(err)) throw err;
         throw a2aError('internal', 'the extended card provider failed');
       }
     },

@@ -1,7 +1,7 @@
 /** What a transport answers, before any socket is involved. */
 import type { TaskFeed } from '../runtime/task-feed.js';
 import type { StreamEvent } from './schemas.js';
-import { A2AError, errorBody, ERRORS } from './errors.js';
+import { A2AError, errorBody, ERRORS, isA2AError } from './errors.js';
 import type { Logger } from '../log.js';
 import { toJsonText } from './json-text.js';
 import { errorFields } from '../log.js';
@@ -27,7 +27,7 @@ export const json = (status: number, value: unknown, headers?: Record<string, st
 
 /** Any thrown value as an A2AError: unknown failures become -32603 and their stack goes to the log. */
 export function toA2AError(err: unknown, logger: Logger, where: string): A2AError {
-  if (err instanceof A2AError) return err;
+  if (isA2AError(err)) return err;
   logger.error('request.failed', { where, ...errorFields(err) });
   return new A2AError(ERRORS.internal);
 }

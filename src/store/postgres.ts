@@ -5,7 +5,7 @@
  * pool reconnects by itself when the database is back.
  */
 import pg from 'pg';
-import { a2aError, A2AError } from '../protocol/errors.js';
+import { a2aError, isA2AError } from '../protocol/errors.js';
 import type { PushNotificationConfig, Task, TaskState } from '../protocol/schemas.js';
 import type { MessageKey, TaskListQuery, TaskPage, TaskStore } from './types.js';
 
@@ -123,7 +123,7 @@ export class PostgresTaskStore implements TaskStore {
     try {
       return await this.pool.query<R>(sql, params);
     } catch (err) {
-      if (err instanceof A2AError) throw err;
+      if (isA2AError(err)) throw err;
       if (isConnectionError(err)) throw a2aError('unavailable', 'the task store (PostgreSQL) is not reachable');
       throw err;
     }

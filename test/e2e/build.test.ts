@@ -67,5 +67,18 @@ describe('the build', () => {
       await scenario.kill('SIGTERM');
       await rx.close();
     }
+
+    // The built CLI with an agent that imports the library's sources: two copies of the
+    // library, and an `unauthenticated()` from the agent's copy is still a 401, not a 500.
+    const twoCopies = await spawnBuiltServer(join(out.dir, 'src/cli/main.js'), ['examples/scenario-agent.ts', '--store', 'memory'], {}, ['--import', 'tsx']);
+    try {
+      const refused = await fetch(`${twoCopies.url}/v1/card`);
+      expect(refused.status).toBe(401);
+      expect(refused.headers.get('www-authenticate')).toMatch(/^Bearer/);
+      const card = await fetch(`${twoCopies.url}/v1/card`, { headers: { authorization: 'Bearer scenario-token' } });
+      expect(card.status).toBe(200);
+    } finally {
+      await twoCopies.kill('SIGTERM');
+    }
   }, 120_000);
 });

@@ -17,9 +17,9 @@ export function spawnServer(args: string[], env: Record<string, string> = {}, ti
   return spawnCli(['--import', 'tsx', 'src/cli/main.ts'], args, env, timeoutMs);
 }
 
-/** Starts a built CLI (`dist/src/cli/main.js`) the way `npx a2actor` does. */
-export function spawnBuiltServer(cliPath: string, args: string[], env: Record<string, string> = {}): Promise<ServerProcess> {
-  return spawnCli([cliPath], args, env, 20_000);
+/** Starts a built CLI (`dist/src/cli/main.js`) the way `npx a2actor` does; `nodeArgs` go before it. */
+export function spawnBuiltServer(cliPath: string, args: string[], env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<ServerProcess> {
+  return spawnCli([...nodeArgs, cliPath], args, env, 20_000);
 }
 
 /** Runs the CLI's `serve` and waits for its "listening on" line. */
