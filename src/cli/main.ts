@@ -59,11 +59,11 @@ async function main(argv: string[]): Promise<void> {
     inspectUrl: values['inspect-url'],
     logLevel: values['log-level'] as never,
   });
-  process.stdout.write(`a2actor: ${agent.card.name} listening on ${server.url} (store ${server.store.description}, front end ${server.frontEnd})\n`);
   if (server.frontEnd === 'none') {
     await server.close();
     throw new Error('SERVICE_FRONT_END=none starts no listener (it is for apps that mount server.nodeHandler()); the CLI serves on a port');
   }
+  process.stdout.write(`a2actor: ${agent.card.name} listening on ${server.url} (store ${server.store.description}, front end ${server.frontEnd})\n`);
   guardProcess({ logger: createLogger(server.settings.logLevel), onFatal: () => server.close() });
   let stopping = false;
   const stop = (signal: string) => {
