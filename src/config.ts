@@ -26,7 +26,7 @@ export const SettingsSchema = z.object({
    * forces one; `none`: no listener, the app mounts `server.nodeHandler()` itself.
    */
   frontEnd: z.enum(['auto', 'uws', 'node', 'none']).default('auto'),
-  port: z.coerce.number().int().min(0).max(65535).default(8080),
+  port: z.coerce.number({ error: 'must be a port number (0-65535)' }).int().min(0).max(65535).default(8080),
   /** `memory`, `sqlite:<path>` (or a path ending in .db/.sqlite). */
   store: z.string().default('sqlite:./data/a2actor.db'),
   /**
@@ -90,11 +90,23 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): Partial<R
   return out;
 }
 
-export function resolveSettings(overrides: Partial<SettingsInput> = {}, env: NodeJS.ProcessEnv = process.env): Settings {
+/**
+ * The settings from the environment and the explicit options (which win). An invalid value is
+ * reported under the name the user set it by: `nameOf` (the CLI names its flags), else its
+ * SERVICE_* variable.
+ */
+export function resolveSettings(
+  overrides: Partial<SettingsInput> = {},
+  env: NodeJS.ProcessEnv = process.env,
+  nameOf: (key: string) => string = envNameOf,
+): Settings {
   const defined = Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined));
   const result = SettingsSchema.safeParse({ ...settingsFromEnv(env), ...defined });
   if (!result.success) {
-    const lines = result.error.issues.map((i) => `${envNameOf(String(i.path[0]))}: ${i.message}`);
+    const lines = result.error.issues.map((i) => {
+      const key = String(i.path[0]);
+      return `${key in defined ? nameOf(key) : envNameOf(key)}: ${i.message}`;
+    });
     throw new Error(`invalid settings:\n  ${lines.join('\n  ')}`);
   }
   return result.data;

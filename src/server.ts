@@ -83,6 +83,23 @@ export interface A2AServer {
   nodeHandler(opts?: { mountPath?: string }): NodeRequestHandler;
 }
 
+/** A backend's URL as it may be shown: no user name or password. */
+function withoutCredentials(spec: string): string {
+  try {
+    const url = new URL(spec);
+    if (!url.username && !url.password) return spec;
+    url.username = '';
+    url.password = '';
+    return url.toString();
+  } catch {
+    return spec;
+  }
+}
+
+/** A backend that failed at start-up, named with its URL (credentials left out). */
+const backendError = (what: string, spec: string, err: unknown): Error =>
+  new Error(`the ${what} ${withoutCredentials(spec)} could not be opened: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+
 export async function createServer(options: CreateServerOptions): Promise<A2AServer> {
   const { agent, taskStore, eventLog, coordinator: givenCoordinator, logger: givenLogger, env, inspector, rawRoutes, ...overrides } = options;
   const settings = resolveSettings(overrides, env);
@@ -90,17 +107,22 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
   // The /chat page and the Stately inspector; an `inspector` given here wins over `inspect`.
   const debug = await setupDebug({ ...settings, inspect: settings.inspect && !inspector }, logger);
   const inspect = inspector ?? debug.inspect;
-  const store = taskStore ?? (await openStore(settings.store));
+  let store: TaskStore;
+  try {
+    store = taskStore ?? (await openStore(settings.store));
+  } catch (err) {
+    throw backendError('store', settings.store, err);
+  }
   const events = eventLog ?? (await openEventLog(settings, logger).catch(async (err: unknown) => {
     await store.close();
-    throw err;
+    throw backendError('event log', settings.events, err);
   }));
   let coordinator: Coordinator;
   try {
     coordinator = givenCoordinator ?? (await openCoordinator(settings.events, settings.leaseTtl, logger));
   } catch (err) {
     await store.close();
-    throw err;
+    throw backendError('event log', settings.events, err);
   }
   const declared = agent.capabilities ?? {};
   const capabilities = {

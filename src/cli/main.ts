@@ -1,55 +1,131 @@
 #!/usr/bin/env node
 /**
- * a2actor CLI: `a2actor serve <agent module> [--port N] [--host H] [--store memory|sqlite:<path>|postgres://…] [--events memory|redis://…]
- * [--debug] [--inspect] [--inspect-url ws://host:port] [--log-level L]`. Every flag also has a
- * SERVICE_* variable; flags win.
+ * a2actor CLI: `a2actor serve <agent module> [options]`, `a2actor --version`, `a2actor help`
+ * (USAGE below). Every flag also has a SERVICE_* variable; flags win.
  */
-import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { AgentDefinition } from '../agent.js';
+import { envNameOf, resolveSettings, type SettingsInput } from '../config.js';
 import { createLogger } from '../log.js';
 import { guardProcess } from '../process-guard.js';
 import { createServer } from '../server.js';
 
-const USAGE = `usage: a2actor serve <agent module> [--port N] [--host H] [--store memory|sqlite:<path>|postgres://…] [--events memory|redis://…] [--debug] [--inspect] [--inspect-url ws://host:port] [--log-level debug|info|warn|error]`;
+const USAGE = `usage: a2actor serve <agent module> [options]
+       a2actor --version | help
+
+options (each also a SERVICE_* variable; flags win):
+  --port N                 port to listen on (0 = any free port; default 8080)
+  --host H                 address to listen on (default 127.0.0.1)
+  --store S                memory | sqlite:<path> | postgres://user@host:5432/db (default sqlite:./data/a2actor.db)
+  --events E               memory | redis://host:6379 (replicas)
+  --debug                  serve the /chat debug page
+  --inspect                send task machines to the Stately inspector
+  --inspect-url URL        where the inspector listens (default ws://127.0.0.1:8081)
+  --log-level L            debug | info | warn | error | silent`;
+
+/** Each flag and the setting it sets: errors name the flag the user typed. */
+const FLAG_OF: Readonly<Record<string, string>> = {
+  port: '--port',
+  host: '--host',
+  store: '--store',
+  events: '--events',
+  debug: '--debug',
+  inspect: '--inspect',
+  inspectUrl: '--inspect-url',
+  logLevel: '--log-level',
+};
+
+/** This package's version, from the package.json above this file (in src/ or in dist/). */
+function version(): string {
+  for (let dir = dirname(fileURLToPath(import.meta.url)); dir !== dirname(dir); dir = dirname(dir)) {
+    const file = join(dir, 'package.json');
+    if (!existsSync(file)) continue;
+    const pkg = JSON.parse(readFileSync(file, 'utf8')) as { name?: string; version?: string };
+    if (pkg.name === 'a2actor') return pkg.version ?? 'unknown';
+  }
+  return 'unknown';
+}
 
 function isAgent(value: unknown): value is AgentDefinition {
   return typeof value === 'object' && value !== null && typeof (value as { handler?: unknown }).handler === 'function';
 }
 
+/** `file:line[:column]` of the agent module in an error's stack, if it is there. */
+function locationIn(err: unknown, path: string): string | undefined {
+  const text = err instanceof Error ? `${err.message}\n${err.stack ?? ''}` : '';
+  const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const m = new RegExp(`(?:${escape(pathToFileURL(path).href)}|${escape(path)}):(\\d+)(?::(\\d+))?`).exec(text);
+  return m ? `${path}:${m[1]}${m[2] ? `:${m[2]}` : ''}` : undefined;
+}
+
+/** Where `node --check` finds a JavaScript file's syntax error (`file:line`), if it does. */
+function syntaxErrorAt(path: string): string | undefined {
+  if (!/\.[cm]?js$/.test(path)) return undefined;
+  const check = spawnSync(process.execPath, ['--check', path], { encoding: 'utf8', timeout: 10_000 });
+  const first = check.stderr?.split('\n', 1)[0] ?? '';
+  return first.startsWith(path) && /:\d+$/.test(first) ? first : undefined;
+}
+
 async function loadAgent(modulePath: string): Promise<AgentDefinition> {
-  const mod: Record<string, unknown> = await import(pathToFileURL(resolve(modulePath)).href);
+  const path = resolve(modulePath);
+  if (!existsSync(path)) throw new Error(`no agent module at ${path}`);
+  let mod: Record<string, unknown>;
+  try {
+    mod = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
+  } catch (err) {
+    // Node's SyntaxError for an ES module carries no place at all: `node --check` finds it.
+    const where = locationIn(err, path) ?? (err instanceof SyntaxError ? syntaxErrorAt(path) : undefined);
+    throw new Error(`cannot load the agent module ${where ?? path}: ${err instanceof Error ? err.message : String(err)}`);
+  }
   const candidate = [mod.default, mod.agent].find(isAgent);
   if (!candidate) throw new Error(`${modulePath} exports no agent: export default defineAgent({...})`);
   return candidate;
 }
 
 async function main(argv: string[]): Promise<void> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      port: { type: 'string' },
-      host: { type: 'string' },
-      store: { type: 'string' },
-      events: { type: 'string' },
-      debug: { type: 'boolean' },
-      inspect: { type: 'boolean' },
-      'inspect-url': { type: 'string' },
-      'log-level': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
-  const [command, modulePath] = positionals;
-  if (values.help || command !== 'serve' || !modulePath) {
-    process.stderr.write(`${USAGE}\n`);
-    process.exitCode = values.help ? 0 : 2;
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        port: { type: 'string' },
+        host: { type: 'string' },
+        store: { type: 'string' },
+        events: { type: 'string' },
+        debug: { type: 'boolean' },
+        inspect: { type: 'boolean' },
+        'inspect-url': { type: 'string' },
+        'log-level': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean', short: 'v' },
+      },
+    });
+  } catch (err) {
+    process.stderr.write(`a2actor: ${err instanceof Error ? err.message : String(err)}\n${USAGE}\n`);
+    process.exitCode = 2;
     return;
   }
-  const agent = await loadAgent(modulePath);
-  const server = await createServer({
-    agent,
+  const { values, positionals } = parsed;
+  const [command, modulePath] = positionals;
+  if (values.version || command === 'version') {
+    process.stdout.write(`${version()}\n`);
+    return;
+  }
+  if (values.help || command === 'help') {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  if (command !== 'serve' || !modulePath) {
+    process.stderr.write(`${command && command !== 'serve' ? `a2actor: unknown command "${command}"\n` : ''}${USAGE}\n`);
+    process.exitCode = 2;
+    return;
+  }
+  const flags: Partial<SettingsInput> = {
     port: values.port,
     host: values.host,
     store: values.store,
@@ -57,13 +133,20 @@ async function main(argv: string[]): Promise<void> {
     debug: values.debug,
     inspect: values.inspect,
     inspectUrl: values['inspect-url'],
-    logLevel: values['log-level'] as never,
-  });
+    logLevel: values['log-level'] as SettingsInput['logLevel'],
+  };
+  // Checked first, so a bad value is reported by the flag that set it.
+  resolveSettings(flags, process.env, (key) => FLAG_OF[key] ?? envNameOf(key));
+  const agent = await loadAgent(modulePath);
+  const server = await createServer({ agent, ...flags });
   if (server.frontEnd === 'none') {
     await server.close();
     throw new Error('SERVICE_FRONT_END=none starts no listener (it is for apps that mount server.nodeHandler()); the CLI serves on a port');
   }
-  process.stdout.write(`a2actor: ${agent.card.name} listening on ${server.url} (store ${server.store.description}, front end ${server.frontEnd})\n`);
+  const debugPage = server.settings.debug ? `; debug page ${server.url}/chat` : '';
+  process.stdout.write(
+    `a2actor: ${agent.card.name} listening on ${server.url} (store ${server.store.description}, front end ${server.frontEnd})${debugPage}\n`,
+  );
   guardProcess({ logger: createLogger(server.settings.logLevel), onFatal: () => server.close() });
   let stopping = false;
   const stop = (signal: string) => {
