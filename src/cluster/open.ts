@@ -2,13 +2,13 @@
 import type { Settings } from '../config.js';
 import type { Logger } from '../log.js';
 import { MemoryEventLog, type TaskEventLog } from '../runtime/event-log.js';
-import { RedisEventLog } from './redis-event-log.js';
 import { LocalCoordinator, type Coordinator } from './coordinator.js';
-import { RedisCoordinator } from './redis-coordinator.js';
+import { loadBackend } from '../load-backend.js';
 
 export async function openCoordinator(events: string, leaseTtlSeconds: number, logger: Logger): Promise<Coordinator> {
   if (events === 'memory') return new LocalCoordinator();
   let lastReport = 0;
+  const { RedisCoordinator } = await loadBackend(() => import('./redis-coordinator.js'), 'ioredis', 'the Redis event log');
   return RedisCoordinator.open({
     url: events,
     leaseTtlMs: leaseTtlSeconds * 1000,
@@ -27,6 +27,7 @@ export async function openEventLog(
 ): Promise<TaskEventLog> {
   const local = new MemoryEventLog(settings.eventReplay, settings.eventRetention * 1000);
   if (settings.events === 'memory') return local;
+  const { RedisEventLog } = await loadBackend(() => import('./redis-event-log.js'), 'ioredis', 'the Redis event log');
   return RedisEventLog.open({
     url: settings.events,
     local,

@@ -1,8 +1,8 @@
 /** Opens the store named by the `store` setting: `memory`, `sqlite:<path>` or `postgres://…`. */
 import { MemoryTaskStore } from './memory.js';
-import { PostgresTaskStore } from './postgres.js';
 import { SqliteTaskStore } from './sqlite.js';
 import type { TaskStore } from './types.js';
+import { loadBackend } from '../load-backend.js';
 
 export async function openStore(spec: string): Promise<TaskStore> {
   if (spec === 'memory') return new MemoryTaskStore();
@@ -11,6 +11,7 @@ export async function openStore(spec: string): Promise<TaskStore> {
     const url = new URL(spec);
     const schema = url.searchParams.get('schema') ?? undefined;
     url.searchParams.delete('schema');
+    const { PostgresTaskStore } = await loadBackend(() => import('./postgres.js'), 'pg', 'the PostgreSQL store');
     return PostgresTaskStore.open({ connectionString: url.toString(), ...(schema ? { schema } : {}) });
   }
   if (spec.startsWith('sqlite:')) return new SqliteTaskStore(spec.slice('sqlite:'.length) || './data/a2actor.db');

@@ -3,7 +3,7 @@
  * runs) serves a built agent: send, stream, subscribe and push.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -27,6 +27,9 @@ describe('the build', () => {
     for (const file of ['src/index.js', 'src/index.d.ts', 'machines/task.machine.d.ts', 'src/cli/main.js', 'examples/echo-agent.js']) {
       expect(existsSync(join(out.dir, file)), file).toBe(true);
     }
+    // The package ships dist/ only: its source maps carry their sources, so they resolve.
+    const map = JSON.parse(readFileSync(join(out.dir, 'src/server.js.map'), 'utf8')) as { sources: string[]; sourcesContent?: string[] };
+    expect(map.sourcesContent?.[0]).toContain('export async function createServer');
     const server = await spawnBuiltServer(join(out.dir, 'src/cli/main.js'), [join(out.dir, 'examples/echo-agent.js'), '--store', 'memory']);
     try {
       const card = (await (await fetch(`${server.url}/.well-known/agent-card.json`)).json()) as { name: string };
