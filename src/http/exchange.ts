@@ -108,6 +108,31 @@ interface RequestState {
   onAbort?: () => void;
 }
 
+/**
+ * A request body gathered chunk by chunk, for both front ends: past `max` bytes `over` is
+ * called once and the rest is ignored; otherwise `done` gets the whole body at the end.
+ */
+export function bodyCollector(max: number, done: (body: Buffer) => void, over: () => void): { add(chunk: Buffer): void; end(): void } {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let refused = false;
+  return {
+    add(chunk) {
+      if (refused) return;
+      size += chunk.byteLength;
+      if (size > max) {
+        refused = true;
+        over();
+        return;
+      }
+      chunks.push(chunk);
+    },
+    end() {
+      if (!refused) done(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
+    },
+  };
+}
+
 const tooLarge = (max: number): A2AError => a2aError('payloadTooLarge', `the limit is ${max} bytes`);
 
 /**

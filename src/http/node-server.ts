@@ -8,7 +8,7 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { a2aError } from '../protocol/errors.js';
 import { earlyErrorReply } from '../protocol/router.js';
-import { createExchange, listenError, statusLine, type HttpOptions, type HttpServer, type WireRequest, type WireResponse } from './exchange.js';
+import { bodyCollector, createExchange, listenError, statusLine, type HttpOptions, type HttpServer, type WireRequest, type WireResponse } from './exchange.js';
 
 /** A node:http response with uWS's calling convention (status line, chained headers, write → boolean). */
 class NodeWireResponse implements WireResponse {
@@ -102,22 +102,9 @@ function wireRequest(req: IncomingMessage, mountPath = ''): WireRequest {
     contentLengths,
     ...(mountPath ? { mountPath } : {}),
     readBody(max, done, over) {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      let refused = false;
-      req.on('data', (chunk: Buffer) => {
-        if (refused) return;
-        size += chunk.byteLength;
-        if (size > max) {
-          refused = true;
-          over();
-          return;
-        }
-        chunks.push(chunk);
-      });
-      req.on('end', () => {
-        if (!refused) done(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
-      });
+      const body = bodyCollector(max, done, over);
+      req.on('data', (chunk: Buffer) => body.add(chunk));
+      req.on('end', () => body.end());
     },
   };
 }

@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
-import { createExchange, listenError, type HttpOptions, type HttpServer, type WireRequest } from './exchange.js';
+import { bodyCollector, createExchange, listenError, type HttpOptions, type HttpServer, type WireRequest } from './exchange.js';
 
 /** The parts of a uWS module this front end uses. */
 interface UwsModule {
@@ -120,19 +120,10 @@ export function startUwsHttp(uws: UwsModule, opts: HttpOptions): Promise<HttpSer
 
 /** Collects the body; past `max` bytes `over` answers 413 and nothing more is read. */
 function readBody(res: HttpResponse, max: number, done: (body: Buffer) => void, over: () => void): void {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  let refused = false;
+  const body = bodyCollector(max, done, over);
   res.onData((chunk, isLast) => {
-    if (refused) return;
-    size += chunk.byteLength;
-    if (size > max) {
-      refused = true;
-      over();
-      return;
-    }
     // uWS reuses the chunk's memory after this callback: copy it (once; the Buffer is a view of the copy).
-    chunks.push(Buffer.from(chunk.slice(0)));
-    if (isLast) done(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
+    body.add(Buffer.from(chunk.slice(0)));
+    if (isLast) body.end();
   });
 }
