@@ -3,41 +3,21 @@
  * and split the traffic (uWS listens with port reuse); a second process on the same SQLite file
  * used to mark the first one's running tasks failed. Both now refuse to start, saying why.
  */
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { client, userMessage } from '../support/a2a.js';
+import { runCli } from '../support/process.js';
 import { startServer, tempDir } from '../support/server.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-
-/** Runs the CLI to its end (it is expected to refuse to start), with its exit code and stderr. */
-function runCli(args: string[]): Promise<{ code: number | null; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', 'examples/scenario-agent.ts', ...args], {
-      cwd: ROOT,
-      env: { ...process.env, SERVICE_LOG_LEVEL: 'warn' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString();
-    });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stderr });
-    });
-  });
-}
+/** The CLI serving the scenario agent, run to its end (it is expected to refuse to start). */
+const serveCli = (args: string[]) => runCli(['serve', 'examples/scenario-agent.ts', ...args], { SERVICE_LOG_LEVEL: 'warn' });
 
 describe('one owner per port', () => {
   it('a second server on a taken port fails to start, naming the port; the first keeps all the traffic', async () => {
     const first = await startServer();
     try {
       await expect(startServer({ port: first.port })).rejects.toThrow(`cannot listen on 127.0.0.1:${first.port}`);
-      const cli = await runCli(['--store', 'memory', '--host', '127.0.0.1', '--port', String(first.port)]);
+      const cli = await serveCli(['--store', 'memory', '--host', '127.0.0.1', '--port', String(first.port)]);
       expect(cli.code).toBe(1);
       expect(cli.stderr).toContain(`127.0.0.1:${first.port}`);
       expect(cli.stderr).toMatch(/in use/);
@@ -60,7 +40,7 @@ describe('one owner per SQLite file', () => {
     try {
       const running = await client(first.url, 'jsonrpc').send({ message: userMessage('slow 1500'), configuration: { blocking: false } });
       await expect(startServer({ storeKind: 'sqlite', sqlitePath: db })).rejects.toThrow(/in use by another process/);
-      const cli = await runCli(['--store', `sqlite:${db}`, '--host', '127.0.0.1', '--port', '0']);
+      const cli = await serveCli(['--store', `sqlite:${db}`, '--host', '127.0.0.1', '--port', '0']);
       expect(cli.code).toBe(1);
       expect(cli.stderr).toContain(db);
       expect(cli.stderr).toMatch(/PostgreSQL and Redis/);
