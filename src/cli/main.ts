@@ -70,9 +70,19 @@ function syntaxErrorAt(path: string): string | undefined {
   return first.startsWith(path) && /:\d+$/.test(first) ? first : undefined;
 }
 
+/** TypeScript agent modules (`.ts`, `.mts`, `.cts`, `.tsx`) load through tsx's loader hooks. */
+const TYPESCRIPT = /\.[cm]?tsx?$/;
+
 async function loadAgent(modulePath: string): Promise<AgentDefinition> {
   const path = resolve(modulePath);
   if (!existsSync(path)) throw new Error(`no agent module at ${path}`);
+  // Node 20 cannot import TypeScript at all, and newer Nodes only strip erasable syntax: tsx
+  // compiles it (a second registration under `--import tsx` is harmless).
+  if (TYPESCRIPT.test(path)) {
+    const [esm, cjs] = await Promise.all([import('tsx/esm/api'), import('tsx/cjs/api')]);
+    esm.register();
+    cjs.register();
+  }
   let mod: Record<string, unknown>;
   try {
     mod = (await import(pathToFileURL(path).href)) as Record<string, unknown>;

@@ -71,9 +71,10 @@ describe('the build', () => {
       await rx.close();
     }
 
-    // The built CLI with an agent that imports the library's sources: two copies of the
-    // library, and an `unauthenticated()` from the agent's copy is still a 401, not a 500.
-    const twoCopies = await spawnBuiltServer(join(out.dir, 'src/cli/main.js'), ['examples/scenario-agent.ts', '--store', 'memory'], {}, ['--import', 'tsx']);
+    // The built CLI under plain node (as `npx a2actor` runs it) loads a TypeScript agent itself.
+    // That agent imports the library's sources: two copies of the library, and an
+    // `unauthenticated()` from the agent's copy is still a 401, not a 500.
+    const twoCopies = await spawnBuiltServer(join(out.dir, 'src/cli/main.js'), ['examples/scenario-agent.ts', '--store', 'memory']);
     try {
       const refused = await fetch(`${twoCopies.url}/v1/card`);
       expect(refused.status).toBe(401);
