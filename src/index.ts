@@ -16,6 +16,7 @@ export type {
 } from './agent.js';
 export { createServer, type A2AServer, type CreateServerOptions } from './server.js';
 export type { NodeRequestHandler } from './http/node-server.js';
+export { testAgent, A2ARequestError, type AgentTestClient, type SendOptions } from './testing.js';
 export { resolveSettings, envNameOf, type Settings } from './config.js';
 export { guardProcess, type ProcessGuardOptions } from './process-guard.js';
 export { createLogger, type Logger } from './log.js';
