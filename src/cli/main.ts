@@ -91,7 +91,10 @@ async function loadAgent(modulePath: string): Promise<AgentDefinition> {
     const where = locationIn(err, path) ?? (err instanceof SyntaxError ? syntaxErrorAt(path) : undefined);
     throw new Error(`cannot load the agent module ${where ?? path}: ${err instanceof Error ? err.message : String(err)}`);
   }
-  const candidate = [mod.default, mod.agent].find(isAgent);
+  // A TypeScript or ESM-syntax module compiled as CommonJS (a `"type": "commonjs"` project)
+  // arrives with its exports one level down, under `default`.
+  const inner = (mod.default ?? {}) as Record<string, unknown>;
+  const candidate = [mod.default, mod.agent, inner.default, inner.agent].find(isAgent);
   if (!candidate) throw new Error(`${modulePath} exports no agent: export default defineAgent({...})`);
   return candidate;
 }
