@@ -13,8 +13,10 @@ import { envNameOf, resolveSettings, type SettingsInput } from '../config.js';
 import { createLogger } from '../log.js';
 import { guardProcess } from '../process-guard.js';
 import { createServer } from '../server.js';
+import { initProject } from './init.js';
 
 const USAGE = `usage: a2actor serve <agent module> [options]
+       a2actor init [dir]          write a TypeScript agent project (package.json, agent.ts, a test)
        a2actor --version | help
 
 options (each also a SERVICE_* variable; flags win):
@@ -131,6 +133,12 @@ async function main(argv: string[]): Promise<void> {
   }
   if (values.help || command === 'help') {
     process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  if (command === 'init') {
+    const dir = modulePath ?? '.';
+    initProject(dir, version());
+    process.stdout.write(`a2actor: a TypeScript agent project in ${resolve(dir)}; next: cd ${dir} && npm install && npm start (npm test runs its test)\n`);
     return;
   }
   if (command !== 'serve' || !modulePath) {

@@ -5,7 +5,7 @@
  * points at the /chat page.
  */
 import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -76,6 +76,20 @@ describe('the CLI', () => {
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/cannot load the agent module/);
     expect(run.stderr).toMatch(where);
+  });
+
+  it('init writes a project into an empty directory, and never over existing files', async () => {
+    const dir = join(temp.dir, 'new-agent');
+    const first = await cli(['init', dir]);
+    expect(first.code).toBe(0);
+    expect(first.stdout).toMatch(/npm install && npm start/);
+    for (const file of ['package.json', 'tsconfig.json', 'agent.ts', 'agent.test.ts']) expect(existsSync(join(dir, file)), file).toBe(true);
+    const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { scripts: { start: string }; dependencies: Record<string, string> };
+    expect(pkg.scripts.start).toBe('a2actor serve agent.ts');
+    expect(Object.keys(pkg.dependencies)).toEqual(['a2actor']);
+    const again = await cli(['init', dir]);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/already has package\.json, tsconfig\.json, agent\.ts, agent\.test\.ts/);
   });
 
   it('with --debug the start line points at the /chat page', async () => {

@@ -1,7 +1,8 @@
 /**
  * The package as a newcomer gets it: `npm pack`, installed from the registry's dependencies into
  * a fresh `npm init -y` project (CommonJS) and into a `"type": "module"` one; `npx a2actor serve`
- * serves a TypeScript, an ES-module and a CommonJS agent; `require('a2actor')` works.
+ * serves a TypeScript, an ES-module and a CommonJS agent; `require('a2actor')` works; the project
+ * `a2actor init` writes starts, answers and passes its own test.
  */
 import { execFile, spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -16,9 +17,10 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const run = promisify(execFile);
 const NPM = { env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' } };
 
-/** `npx a2actor serve <agent>` in `dir`; answers one message, then is stopped. */
-async function serveAndAsk(dir: string, agent: string, text: string): Promise<string> {
-  const child = spawn('npx', ['--no-install', 'a2actor', 'serve', agent, '--store', 'memory', '--port', '0'], {
+/** `npx a2actor serve <agent>` (or another command) in `dir`; answers one message, then is stopped. */
+async function serveAndAsk(dir: string, agent: string, text: string, command = ['npx', '--no-install', 'a2actor', 'serve', agent]): Promise<string> {
+  const [program, ...args] = command as [string, ...string[]];
+  const child = spawn(program, [...args, '--store', 'memory', '--port', '0'], {
     cwd: dir,
     env: { ...NPM.env, SERVICE_LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -96,6 +98,17 @@ module.exports = defineAgent({
     const { stdout } = await run(process.execPath, ['-e', "const a = require('a2actor'); console.log(typeof a.createServer, typeof a.testAgent)"], { cwd: commonjs });
     expect(stdout.trim()).toBe('function function');
   }, 60_000);
+
+  it('a2actor init writes a TypeScript project whose start serves and whose test passes', async () => {
+    await run('npx', ['--no-install', 'a2actor', 'init', 'fresh-agent'], { cwd: commonjs, ...NPM });
+    const project = join(commonjs, 'fresh-agent');
+    // Its dependency is this package, installed above (it is not on the registry).
+    symlinkSync(join(commonjs, 'node_modules'), join(project, 'node_modules'));
+    expect(await serveAndAsk(project, 'agent.ts', 'good morning', ['npm', 'start', '--silent', '--'])).toBe('You said: good morning');
+    const { stdout } = await run('npm', ['test', '--silent'], { cwd: project, ...NPM });
+    expect(stdout).toMatch(/# pass 2/);
+    expect(stdout).toMatch(/# fail 0/);
+  }, 120_000);
 
   it('serves an ES-module agent in a "type": "module" project', async () => {
     writeFileSync(
