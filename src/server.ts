@@ -5,7 +5,7 @@
 import type { InspectionEvent, Observer } from 'xstate';
 import type { AgentDefinition } from './agent.js';
 import { resolveSettings, type Settings, type SettingsInput } from './config.js';
-import type { FrontEndKind, HttpOptions, HttpServer, RawRoute } from './http/exchange.js';
+import { hostPort, type FrontEndKind, type HttpOptions, type HttpServer, type RawRoute } from './http/exchange.js';
 import { startFrontEnd } from './http/front-end.js';
 import { nodeHandler, type NodeRequestHandler } from './http/node-server.js';
 import { setupDebug } from './debug/index.js';
@@ -190,8 +190,7 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
     await store.close();
     throw err;
   }
-  const host = settings.host.includes(':') ? `[${settings.host}]` : settings.host;
-  const url = http.frontEnd === 'none' ? '' : `http://${host}:${http.port}`;
+  const url = http.frontEnd === 'none' ? '' : `http://${hostPort(settings.host, http.port)}`;
   logger.info('server.started', {
     url,
     agent: agent.card.name,
@@ -225,7 +224,7 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
       };
     },
     nodeHandler(opts = {}) {
-      const { handler, exchange } = nodeHandler(httpOptions, `${host}:${settings.port}`, opts);
+      const { handler, exchange } = nodeHandler(httpOptions, hostPort(settings.host, settings.port), opts);
       mounted.push(exchange);
       return handler;
     },

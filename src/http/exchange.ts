@@ -94,6 +94,9 @@ const STATUS_TEXT: Record<number, string> = {
   501: '501 Not Implemented',
   503: '503 Service Unavailable',
 };
+/** `host:port` as a URL writes it (an IPv6 host in brackets). */
+export const hostPort = (host: string, port: number): string => `${host.includes(':') ? `[${host}]` : host}:${port}`;
+
 export const statusLine = (status: number): string => STATUS_TEXT[status] ?? `${status} Status`;
 
 export const listenError = (host: string, port: number): Error =>

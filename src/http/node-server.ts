@@ -8,7 +8,7 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { a2aError } from '../protocol/errors.js';
 import { earlyErrorReply } from '../protocol/router.js';
-import { bodyCollector, createExchange, listenError, statusLine, type HttpOptions, type HttpServer, type WireRequest, type WireResponse } from './exchange.js';
+import { bodyCollector, createExchange, hostPort, listenError, statusLine, type HttpOptions, type HttpServer, type WireRequest, type WireResponse } from './exchange.js';
 
 /** A node:http response with uWS's calling convention (status line, chained headers, write → boolean). */
 class NodeWireResponse implements WireResponse {
@@ -132,7 +132,7 @@ export function nodeHandler(opts: Omit<HttpOptions, 'host' | 'port'>, fallbackHo
 }
 
 export function startNodeHttp(opts: HttpOptions): Promise<HttpServer> {
-  const { handler, exchange } = nodeHandler(opts, `${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${opts.port}`);
+  const { handler, exchange } = nodeHandler(opts, hostPort(opts.host, opts.port));
   const server = http.createServer(handler);
   // Node's parser refuses bad framing (a repeated Content-Length, one beside Transfer-Encoding,
   // a malformed one) before any handler runs: answer in the transport's shape and hang up.

@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
-import { bodyCollector, createExchange, listenError, type HttpOptions, type HttpServer, type WireRequest } from './exchange.js';
+import { bodyCollector, createExchange, hostPort, listenError, type HttpOptions, type HttpServer, type WireRequest } from './exchange.js';
 
 /** The parts of a uWS module this front end uses. */
 interface UwsModule {
@@ -68,7 +68,7 @@ export function startUwsHttp(uws: UwsModule, opts: HttpOptions): Promise<HttpSer
   // it only tells scanners which server (and version) to aim at.
   uws._cfg?.('silent');
   const app = uws.App();
-  const exchange = createExchange(opts, `${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${opts.port}`);
+  const exchange = createExchange(opts, hostPort(opts.host, opts.port));
 
   app.any('/*', (res: HttpResponse, req: HttpRequest) => {
     // No prototype: a header named `__proto__` is just a header.

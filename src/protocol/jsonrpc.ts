@@ -41,7 +41,7 @@ function rpcError(id: RpcId, err: A2AError): Reply {
   };
 }
 
-/** A JSON-RPC error reply for an error found before the request could be read (its id unknown or null). */
+/** A JSON-RPC error reply for an error found before dispatch (content type, parse, version, framing, size). */
 export const jsonRpcErrorReply = (id: RpcId, err: A2AError): Reply => rpcError(id, err);
 
 /** A JSON-RPC notification was carried out: nothing to say (JSON-RPC 2.0 §4.1). */
@@ -130,11 +130,6 @@ export function createJsonRpcHandler(ops: Operations, logger: Logger) {
       } catch (err) {
         return rpcError(id, toA2AError(err, logger, method));
       }
-    },
-
-    /** An error found before dispatch (version, parse): a JSON-RPC error body with its status. */
-    errorReply(id: RpcId, err: A2AError): Reply {
-      return rpcError(id, err);
     },
   };
 }

@@ -95,16 +95,16 @@ export function createRouter(ops: Operations, logger: Logger, limits: RouterLimi
     const hasBody = req.method === 'POST' || req.method === 'PUT';
     const isA2ABody = hasBody && (isRpc || req.path.startsWith('/v1/'));
     const badType = isA2ABody ? mediaTypeError(req) : undefined;
-    if (badType) return isRpc ? rpc.errorReply(null, badType) : restError(badType);
+    if (badType) return isRpc ? jsonRpcErrorReply(null, badType) : restError(badType);
     const parsed: ParsedBody = hasBody ? parseBody(req.body, limits) : { ok: true, value: {} };
 
     const badVersion = versionError(req.headers['a2a-version']);
     if (badVersion) {
-      return isRpc ? rpc.errorReply(parsed.ok ? rpc.idOf(parsed.value) : null, badVersion) : restError(badVersion);
+      return isRpc ? jsonRpcErrorReply(parsed.ok ? rpc.idOf(parsed.value) : null, badVersion) : restError(badVersion);
     }
 
     if (isRpc) {
-      if (!parsed.ok) return rpc.errorReply(null, parsed.error);
+      if (!parsed.ok) return jsonRpcErrorReply(null, parsed.error);
       return rpc.handle(parsed.value, { request: incoming, baseUrl: req.baseUrl, lastEventId: req.headers['last-event-id'] });
     }
     if (req.method === 'GET' && (CARD_PATHS.has(req.path) || req.path === '/')) {
