@@ -1,7 +1,10 @@
 /**
  * The agent author's API: one async handler plus the card it is described by.
  */
+import type { AgentAuth, IncomingRequest, Principal, SecurityRequirement, SecurityScheme } from './auth/types.js';
 import type { Artifact, Message, Part, Task } from './protocol/schemas.js';
+
+export type { IncomingRequest };
 
 export interface AgentSkill {
   id: string;
@@ -11,6 +14,8 @@ export interface AgentSkill {
   examples?: string[];
   inputModes?: string[];
   outputModes?: string[];
+  /** Card `security` for this skill (OR of ANDs over the card's `securitySchemes`). */
+  security?: SecurityRequirement[];
 }
 
 export interface AgentCapabilities {
@@ -47,17 +52,12 @@ export interface AgentCard extends AgentCardInfo {
   defaultInputModes: string[];
   defaultOutputModes: string[];
   supportsAuthenticatedExtendedCard: boolean;
+  /** Present only when the agent declares `auth`: the card never claims a scheme that is not enforced. */
+  securitySchemes?: Record<string, SecurityScheme>;
+  security?: SecurityRequirement[];
 }
 
 export type Transport = 'JSONRPC' | 'HTTP+JSON';
-
-/** The incoming HTTP request as an extended-card provider sees it. */
-export interface IncomingRequest {
-  method: string;
-  path: string;
-  /** Lower-cased header names. */
-  headers: Readonly<Record<string, string>>;
-}
 
 /**
  * Builds the authenticated extended card. Throw `unauthenticated()` (from this package) to
@@ -90,6 +90,13 @@ export interface AgentContext {
   readonly history: readonly Message[];
   /** Artifacts the task holds so far. */
   readonly artifacts: readonly Artifact[];
+  /**
+   * Who sent this turn's message, when the agent declares `auth` (undefined otherwise). The
+   * task belongs to this principal: no other caller can see or continue it.
+   */
+  readonly principal: Principal | undefined;
+  /** The request headers `auth.exposeHeaders` names (lower-case), from this turn's request. */
+  readonly headers: Readonly<Record<string, string>>;
   /** Fires when a client cancels the task. Stop work and return. */
   readonly signal: AbortSignal;
   /** An intermediate status (working -> working), optionally with a message. */
@@ -115,6 +122,12 @@ export interface AgentDefinition {
   capabilities?: AgentCapabilities;
   handler: AgentHandler;
   extendedCard?: ExtendedCardProvider;
+  /**
+   * Who may call: with it, every A2A endpoint needs credentials (401 without), the card declares
+   * its `securitySchemes` and `security`, and each caller sees only the tasks it created. The
+   * card, health and metrics stay public. Use `bearerAuth`, `apiKeyAuth`, `jwtAuth` or your own.
+   */
+  auth?: AgentAuth;
 }
 
 /** Identity helper that gives authors type checking and completion. */

@@ -46,4 +46,17 @@ import { A2AError, ERRORS } from './protocol/errors.js';
 /** Thrown by an extended-card provider to answer 401 (with `WWW-Authenticate`). */
 export const unauthenticated = (realm = 'a2a'): A2AError =>
   new A2AError(ERRORS.unauthenticated, undefined, undefined, { 'WWW-Authenticate': `Bearer realm="${realm}"` });
-export { safeEqual, bearerToken } from './security.js';
+export { safeEqual, bearerToken } from './auth/credentials.js';
+export { bearerAuth, type BearerAuthOptions } from './auth/bearer.js';
+export { apiKeyAuth, type ApiKeyAuthOptions } from './auth/api-key.js';
+export { anyAuth } from './auth/any.js';
+export type {
+  AgentAuth,
+  AuthMethod,
+  Authenticator,
+  Authorizer,
+  Operation,
+  Principal,
+  SecurityRequirement,
+  SecurityScheme,
+} from './auth/types.js';

@@ -9,6 +9,7 @@ import { hostPort, type FrontEndKind, type HttpOptions, type HttpServer, type Ra
 import { startFrontEnd } from './http/front-end.js';
 import { nodeHandler, type NodeRequestHandler } from './http/node-server.js';
 import { setupDebug } from './debug/index.js';
+import { checkSkillSecurity, createAuthGate } from './auth/gate.js';
 import { createLogger, type Logger } from './log.js';
 import { createOperations } from './protocol/operations.js';
 import { createRouter } from './protocol/router.js';
@@ -104,6 +105,9 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
   const { agent, taskStore, eventLog, coordinator: givenCoordinator, logger: givenLogger, env, inspector, rawRoutes, ...overrides } = options;
   const settings = resolveSettings(overrides, env);
   const logger = givenLogger ?? createLogger(settings.logLevel);
+  // Checked before anything opens: a declaration the card could not honour stops here.
+  checkSkillSecurity(agent.card.skills, agent.auth);
+  const gate = agent.auth ? createAuthGate(agent.auth, logger) : undefined;
   // The /chat page and the Stately inspector; an `inspector` given here wins over `inspect`.
   const debug = await setupDebug({ ...settings, inspect: settings.inspect && !inspector }, logger);
   const inspect = inspector ?? debug.inspect;
@@ -157,14 +161,14 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
   const ops = createOperations({
     service,
     push,
-    card: { agent, capabilities, preferredTransport: settings.preferredTransport },
+    card: { agent, capabilities, preferredTransport: settings.preferredTransport, ...(gate ? { security: gate.card } : {}) },
     maxJsonDepth: settings.maxJsonDepth,
     readiness: {
       store: () => store.ping?.() ?? Promise.resolve(),
       events: () => Promise.all([coordinator.ping(), events.ping?.()]).then(() => undefined),
     },
   });
-  const router = createRouter(ops, logger, { maxJsonDepth: settings.maxJsonDepth });
+  const router = createRouter(ops, logger, { maxJsonDepth: settings.maxJsonDepth }, gate);
 
   const { recovered } = await service.init();
   const httpOptions: HttpOptions = {

@@ -3,10 +3,13 @@
  * from the request, both transports, the effective capabilities and the protocol version.
  */
 import type { AgentCapabilities, AgentCard, AgentDefinition, Transport } from '../agent.js';
+import type { SecurityRequirement, SecurityScheme } from '../auth/types.js';
 import { PROTOCOL_VERSION } from './version.js';
 
 export interface CardOptions {
   agent: AgentDefinition;
+  /** What the agent's `auth` enforces (absent: no security is declared). */
+  security?: { securitySchemes: Record<string, SecurityScheme>; security: SecurityRequirement[] };
   capabilities: Required<AgentCapabilities>;
   preferredTransport: Transport;
 }
@@ -33,6 +36,7 @@ export function buildCard(opts: CardOptions, baseUrl: string): AgentCard {
     defaultOutputModes: card.defaultOutputModes ?? ['text/plain'],
     skills: card.skills,
     supportsAuthenticatedExtendedCard: opts.agent.extendedCard !== undefined,
+    ...(opts.security ? { securitySchemes: opts.security.securitySchemes, security: opts.security.security } : {}),
   };
 }
 

@@ -40,6 +40,7 @@ export const ERRORS = {
   notInitialized: entry(-32603, 503, 'InternalError', 'Task manager not initialized', 503),
   unavailable: entry(-32603, 503, 'InternalError', 'Service temporarily unavailable', 503),
   unauthenticated: entry(-32603, 401, 'InternalError', 'Authentication required', 401),
+  forbidden: entry(-32603, 403, 'InternalError', 'Forbidden', 403),
   taskNotFound: entry(-32001, 404, 'TaskNotFoundError', 'Task not found'),
   pushConfigNotFound: entry(-32001, 404, 'TaskNotFoundError', 'Push notification config not found'),
   pushConfigLimit: entry(-32602, 400, 'InvalidParamsError', 'Too many push notification configs for this task'),

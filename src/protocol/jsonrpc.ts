@@ -4,6 +4,8 @@
  * HTTP 200 except the version check (400) and authentication (401).
  */
 import type { IncomingRequest } from '../agent.js';
+import type { AuthGate } from '../auth/gate.js';
+import type { Caller, Operation } from '../auth/types.js';
 import type { Logger } from '../log.js';
 import { A2AError, a2aError, errorBody, ERRORS, shown } from './errors.js';
 import type { Operations } from './operations.js';
@@ -16,12 +18,15 @@ type RpcId = string | number | null;
 
 interface RpcContext {
   request: IncomingRequest;
+  /** The authenticated caller (auth on), else undefined. */
+  caller: Caller | undefined;
   baseUrl: string;
   lastEventId: string | undefined;
 }
 
-type UnaryMethod = (params: unknown, ctx: RpcContext) => Promise<unknown>;
-type StreamMethod = (params: unknown, ctx: RpcContext) => Promise<TaskFeed>;
+/** A method: the operation it is (for authorization) and what it does. */
+type UnaryMethod = readonly [Operation, (params: unknown, ctx: RpcContext) => Promise<unknown>];
+type StreamMethod = readonly [Operation, (params: unknown, ctx: RpcContext) => Promise<TaskFeed>];
 
 const isRpcId = (v: unknown): v is RpcId =>
   v === null || typeof v === 'string' || (typeof v === 'number' && Number.isInteger(v));
@@ -47,25 +52,29 @@ export const jsonRpcErrorReply = (id: RpcId, err: A2AError): Reply => rpcError(i
 /** A JSON-RPC notification was carried out: nothing to say (JSON-RPC 2.0 §4.1). */
 const NO_CONTENT: Reply = { kind: 'empty', status: 204 };
 
-export function createJsonRpcHandler(ops: Operations, logger: Logger) {
+export function createJsonRpcHandler(ops: Operations, logger: Logger, gate?: AuthGate) {
   // Maps, not object literals: a method named `constructor` or `__proto__` must find nothing.
   const unary = new Map<string, UnaryMethod>([
-    ['message/send', (p) => ops.sendMessage(p)],
-    ['tasks/get', (p) => ops.getTask(p)],
-    ['tasks/list', (p) => ops.listTasks(p)],
-    ['tasks/cancel', (p) => ops.cancelTask(p)],
-    ['tasks/pushNotificationConfig/set', (p) => ops.setPushConfig(p)],
-    ['tasks/pushNotificationConfig/get', (p) => ops.getPushConfig(p)],
-    ['tasks/pushNotificationConfig/list', (p) => ops.listPushConfigs(p)],
-    ['tasks/pushNotificationConfig/delete', (p) => ops.deletePushConfig(p)],
-    ['agent/getAuthenticatedExtendedCard', (_p, ctx) => ops.extendedCard(ctx.request, ctx.baseUrl)],
+    ['message/send', ['message/send', (p, ctx) => ops.sendMessage(p, ctx.caller)]],
+    ['tasks/get', ['tasks/get', (p, ctx) => ops.getTask(p, ctx.caller)]],
+    ['tasks/list', ['tasks/list', (p, ctx) => ops.listTasks(p, ctx.caller)]],
+    ['tasks/cancel', ['tasks/cancel', (p, ctx) => ops.cancelTask(p, ctx.caller)]],
+    ['tasks/pushNotificationConfig/set', ['tasks/pushNotificationConfig/set', (p, ctx) => ops.setPushConfig(p, ctx.caller)]],
+    ['tasks/pushNotificationConfig/get', ['tasks/pushNotificationConfig/get', (p, ctx) => ops.getPushConfig(p, ctx.caller)]],
+    ['tasks/pushNotificationConfig/list', ['tasks/pushNotificationConfig/list', (p, ctx) => ops.listPushConfigs(p, ctx.caller)]],
+    ['tasks/pushNotificationConfig/delete', ['tasks/pushNotificationConfig/delete', (p, ctx) => ops.deletePushConfig(p, ctx.caller)]],
+    ['agent/getAuthenticatedExtendedCard', ['agent/getAuthenticatedExtendedCard', (_p, ctx) => ops.extendedCard(ctx.request, ctx.baseUrl)]],
   ]);
   const streaming = new Map<string, StreamMethod>([
-    ['message/stream', (p) => ops.streamMessage(p)],
+    ['message/stream', ['message/stream', (p, ctx) => ops.streamMessage(p, ctx.caller)]],
     // The service spec's name for message/stream (wire reference §6 #5): both are served.
-    ['message/sendStream', (p) => ops.streamMessage(p)],
-    ['tasks/resubscribe', (p, ctx) => ops.resubscribe(p, ctx.lastEventId)],
+    ['message/sendStream', ['message/stream', (p, ctx) => ops.streamMessage(p, ctx.caller)]],
+    ['tasks/resubscribe', ['tasks/resubscribe', (p, ctx) => ops.resubscribe(p, ctx.lastEventId, ctx.caller)]],
   ]);
+
+  /** 403 when the agent refuses the caller this operation (a plain JSON answer, even for streams). */
+  const authorize = (operation: Operation, ctx: RpcContext): Promise<void> | undefined =>
+    gate && ctx.caller ? gate.authorize(ctx.caller, operation, ctx.request) : undefined;
 
   /** The id of a request body, when it has a usable one (for errors found early). */
   const idOf = (body: unknown): RpcId => (isObject(body) && isRpcId(body.id) ? body.id : null);
@@ -79,13 +88,15 @@ export function createJsonRpcHandler(ops: Operations, logger: Logger) {
     try {
       const stream = streaming.get(method);
       if (stream) {
+        await authorize(stream[0], ctx);
         // Nobody reads a stream of a notification: the call's effect stays, the stream goes.
-        (await stream(params, ctx)).cancel();
+        (await stream[1](params, ctx)).cancel();
         return NO_CONTENT;
       }
       const fn = unary.get(method);
       if (!fn) return rpcError(null, a2aError('methodNotFound', shown(method)));
-      await fn(params, ctx);
+      await authorize(fn[0], ctx);
+      await fn[1](params, ctx);
       return NO_CONTENT;
     } catch (err) {
       return rpcError(null, toA2AError(err, logger, method));
@@ -109,9 +120,14 @@ export function createJsonRpcHandler(ops: Operations, logger: Logger) {
 
       const stream = streaming.get(method);
       if (stream) {
+        try {
+          await authorize(stream[0], ctx);
+        } catch (err) {
+          return rpcError(id, toA2AError(err, logger, method));
+        }
         let feed: TaskFeed;
         try {
-          feed = await stream(params, ctx);
+          feed = await stream[1](params, ctx);
         } catch (err) {
           const a2a = toA2AError(err, logger, method);
           // Capability refusals are plain JSON (clients read a JSON body for them); every
@@ -125,7 +141,8 @@ export function createJsonRpcHandler(ops: Operations, logger: Logger) {
       const fn = unary.get(method);
       if (!fn) return rpcError(id, a2aError('methodNotFound', shown(method)));
       try {
-        const result = await fn(params, ctx);
+        await authorize(fn[0], ctx);
+        const result = await fn[1](params, ctx);
         return { kind: 'json', status: 200, body: envelope(id, { result }) };
       } catch (err) {
         return rpcError(id, toA2AError(err, logger, method));

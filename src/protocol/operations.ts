@@ -4,6 +4,7 @@
  * gates live here so REST and JSON-RPC refuse the same things with the same errors.
  */
 import type { AgentCard, IncomingRequest } from '../agent.js';
+import type { Caller } from '../auth/types.js';
 import { PushConfigs } from '../push/configs.js';
 import type { TaskFeed } from '../runtime/task-feed.js';
 import { openResubscribe, openTurnFeed } from '../runtime/task-feed.js';
@@ -102,9 +103,9 @@ export function createOperations(deps: OperationsDeps) {
   const requireStreaming = () => {
     if (!caps.streaming) throw a2aError('streamingNotSupported');
   };
-  /** Push config calls on an unknown task are -32001. */
-  const requireTask = async (taskId: string) => {
-    await service.getTask(taskId, 0);
+  /** Push config calls on an unknown task (or, with auth on, another caller's) are -32001. */
+  const requireTask = async (taskId: string, caller: Caller | undefined) => {
+    await service.getTask(taskId, 0, caller?.principal.id);
   };
 
   const resultOf = (r: SendResult): Task | Message | JsonText =>
@@ -135,70 +136,70 @@ export function createOperations(deps: OperationsDeps) {
       }
     },
 
-    async sendMessage(raw: unknown): Promise<Task | Message | JsonText> {
-      return resultOf(await service.sendMessage(checkedSend(parseSendParams(tolerantSendParams(raw)))));
+    async sendMessage(raw: unknown, caller?: Caller): Promise<Task | Message | JsonText> {
+      return resultOf(await service.sendMessage(checkedSend(parseSendParams(tolerantSendParams(raw))), caller));
     },
 
     /** message:stream. Validation and capability errors are thrown before any stream starts. */
-    async streamMessage(raw: unknown): Promise<TaskFeed> {
+    async streamMessage(raw: unknown, caller?: Caller): Promise<TaskFeed> {
       requireStreaming();
-      return openTurnFeed(service, checkedSend(parseSendParams(tolerantSendParams(raw))));
+      return openTurnFeed(service, checkedSend(parseSendParams(tolerantSendParams(raw))), caller);
     },
 
-    async resubscribe(raw: unknown, lastEventId: string | undefined): Promise<TaskFeed> {
+    async resubscribe(raw: unknown, lastEventId: string | undefined, caller?: Caller): Promise<TaskFeed> {
       requireStreaming();
       const { id } = checked(parseParams(TaskIdParamsSchema, raw));
-      return openResubscribe(service, id, lastEventId);
+      return openResubscribe(service, id, lastEventId, { owner: caller?.principal.id });
     },
 
-    async getTask(raw: unknown): Promise<Task> {
+    async getTask(raw: unknown, caller?: Caller): Promise<Task> {
       const params = checked(parseParams(TaskQueryParamsSchema, raw));
-      return service.getTask(params.id, params.historyLength);
+      return service.getTask(params.id, params.historyLength, caller?.principal.id);
     },
 
-    async listTasks(raw: unknown): Promise<ListTasksResult> {
-      return service.listTasks(parseParams(ListTasksParamsSchema, raw));
+    async listTasks(raw: unknown, caller?: Caller): Promise<ListTasksResult> {
+      return service.listTasks(parseParams(ListTasksParamsSchema, raw), caller?.principal.id);
     },
 
-    async cancelTask(raw: unknown): Promise<Task> {
+    async cancelTask(raw: unknown, caller?: Caller): Promise<Task> {
       const { id } = checked(parseParams(TaskIdParamsSchema, raw));
-      return service.cancelTask(id);
+      return service.cancelTask(id, caller?.principal.id);
     },
 
     /** JSON-RPC shape: `{taskId, pushNotificationConfig}`. */
-    async setPushConfig(raw: unknown): Promise<TaskPushNotificationConfig> {
+    async setPushConfig(raw: unknown, caller?: Caller): Promise<TaskPushNotificationConfig> {
       requirePush();
       const params = parseParams(TaskPushNotificationConfigSchema, tolerantPushConfig(raw, 'pushNotificationConfig'));
-      await requireTask(params.taskId);
+      await requireTask(params.taskId, caller);
       return push.set(params.taskId, params.pushNotificationConfig);
     },
 
     /** REST shape: task id from the path, the config as the body. */
-    async createPushConfig(taskId: string, rawConfig: unknown): Promise<TaskPushNotificationConfig> {
+    async createPushConfig(taskId: string, rawConfig: unknown, caller?: Caller): Promise<TaskPushNotificationConfig> {
       requirePush();
       const config = parseParams(PushNotificationConfigSchema, rawConfig);
-      await requireTask(taskId);
+      await requireTask(taskId, caller);
       return push.set(taskId, config);
     },
 
-    async getPushConfig(raw: unknown): Promise<TaskPushNotificationConfig> {
+    async getPushConfig(raw: unknown, caller?: Caller): Promise<TaskPushNotificationConfig> {
       requirePush();
       const params = checked(parseParams(GetPushConfigParamsSchema, raw));
-      await requireTask(params.id);
+      await requireTask(params.id, caller);
       return push.get(params.id, params.pushNotificationConfigId);
     },
 
-    async listPushConfigs(raw: unknown): Promise<TaskPushNotificationConfig[]> {
+    async listPushConfigs(raw: unknown, caller?: Caller): Promise<TaskPushNotificationConfig[]> {
       requirePush();
       const { id } = checked(parseParams(TaskIdParamsSchema, raw));
-      await requireTask(id);
+      await requireTask(id, caller);
       return push.list(id);
     },
 
-    async deletePushConfig(raw: unknown): Promise<null> {
+    async deletePushConfig(raw: unknown, caller?: Caller): Promise<null> {
       requirePush();
       const params = checked(parseParams(DeletePushConfigParamsSchema, raw));
-      await requireTask(params.id);
+      await requireTask(params.id, caller);
       if (!(await push.delete(params.id, params.pushNotificationConfigId))) {
         throw a2aError('pushConfigNotFound', shown(params.pushNotificationConfigId));
       }

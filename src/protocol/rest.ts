@@ -3,6 +3,8 @@
  * of the last path segment (`tasks/abc:cancel`); `%3A` is accepted for the colon.
  */
 import type { IncomingRequest } from '../agent.js';
+import type { AuthGate } from '../auth/gate.js';
+import type { Caller, Operation } from '../auth/types.js';
 import type { Logger } from '../log.js';
 import { a2aError, shown } from './errors.js';
 import type { Operations } from './operations.js';
@@ -16,6 +18,8 @@ export interface RestRequest {
   query: URLSearchParams;
   body: unknown;
   request: IncomingRequest;
+  /** The authenticated caller (auth on), else undefined. */
+  caller: Caller | undefined;
   baseUrl: string;
   lastEventId: string | undefined;
 }
@@ -46,36 +50,62 @@ const stream = async (feed: Promise<import('../runtime/task-feed.js').TaskFeed>)
   frame: (event) => JSON.stringify(event),
 });
 
-/** Segment-wise routing table: `{id}` and `{configId}` capture; `:verb` suffixes are exact. */
-const ROUTES: { method: string; pattern: string[]; run: Route }[] = [
-  { method: 'POST', pattern: ['message:send'], run: (r, ops) => ok(ops.sendMessage(normalizeRestSendBody(r.body))) },
-  { method: 'POST', pattern: ['message:stream'], run: (r, ops) => stream(ops.streamMessage(normalizeRestSendBody(r.body))) },
-  { method: 'GET', pattern: ['tasks'], run: (r, ops) => ok(ops.listTasks(queryParams(r.query))) },
-  { method: 'GET', pattern: ['tasks', '{id}'], run: (r, ops, m) => ok(ops.getTask({ ...queryParams(r.query), id: m.id })) },
-  { method: 'POST', pattern: ['tasks', '{id}:cancel'], run: (_r, ops, m) => ok(ops.cancelTask({ id: m.id })) },
-  { method: 'POST', pattern: ['tasks', '{id}:subscribe'], run: (r, ops, m) => stream(ops.resubscribe({ id: m.id }, r.lastEventId)) },
+/**
+ * Segment-wise routing table: `{id}` and `{configId}` capture; `:verb` suffixes are exact.
+ * `op` names the operation for authorization; routes without one (health) are public.
+ */
+const ROUTES: { method: string; pattern: string[]; op?: Operation; run: Route }[] = [
+  { method: 'POST', pattern: ['message:send'], op: 'message/send', run: (r, ops) => ok(ops.sendMessage(normalizeRestSendBody(r.body), r.caller)) },
+  {
+    method: 'POST',
+    pattern: ['message:stream'],
+    op: 'message/stream',
+    run: (r, ops) => stream(ops.streamMessage(normalizeRestSendBody(r.body), r.caller)),
+  },
+  { method: 'GET', pattern: ['tasks'], op: 'tasks/list', run: (r, ops) => ok(ops.listTasks(queryParams(r.query), r.caller)) },
+  { method: 'GET', pattern: ['tasks', '{id}'], op: 'tasks/get', run: (r, ops, m) => ok(ops.getTask({ ...queryParams(r.query), id: m.id }, r.caller)) },
+  { method: 'POST', pattern: ['tasks', '{id}:cancel'], op: 'tasks/cancel', run: (r, ops, m) => ok(ops.cancelTask({ id: m.id }, r.caller)) },
+  {
+    method: 'POST',
+    pattern: ['tasks', '{id}:subscribe'],
+    op: 'tasks/resubscribe',
+    run: (r, ops, m) => stream(ops.resubscribe({ id: m.id }, r.lastEventId, r.caller)),
+  },
   // v0.3's proto and reference SDK subscribe with GET (wire reference §6 #12).
-  { method: 'GET', pattern: ['tasks', '{id}:subscribe'], run: (r, ops, m) => stream(ops.resubscribe({ id: m.id }, r.lastEventId)) },
+  {
+    method: 'GET',
+    pattern: ['tasks', '{id}:subscribe'],
+    op: 'tasks/resubscribe',
+    run: (r, ops, m) => stream(ops.resubscribe({ id: m.id }, r.lastEventId, r.caller)),
+  },
   {
     method: 'POST',
     pattern: ['tasks', '{id}', 'pushNotificationConfigs'],
-    run: (r, ops, m) => ok(ops.createPushConfig(m.id, normalizeRestPushBody(r.body))),
+    op: 'tasks/pushNotificationConfig/set',
+    run: (r, ops, m) => ok(ops.createPushConfig(m.id, normalizeRestPushBody(r.body), r.caller)),
   },
-  { method: 'GET', pattern: ['tasks', '{id}', 'pushNotificationConfigs'], run: (_r, ops, m) => ok(ops.listPushConfigs({ id: m.id })) },
+  {
+    method: 'GET',
+    pattern: ['tasks', '{id}', 'pushNotificationConfigs'],
+    op: 'tasks/pushNotificationConfig/list',
+    run: (r, ops, m) => ok(ops.listPushConfigs({ id: m.id }, r.caller)),
+  },
   {
     method: 'GET',
     pattern: ['tasks', '{id}', 'pushNotificationConfigs', '{configId}'],
-    run: (_r, ops, m) => ok(ops.getPushConfig({ id: m.id, pushNotificationConfigId: m.configId })),
+    op: 'tasks/pushNotificationConfig/get',
+    run: (r, ops, m) => ok(ops.getPushConfig({ id: m.id, pushNotificationConfigId: m.configId }, r.caller)),
   },
   {
     method: 'DELETE',
     pattern: ['tasks', '{id}', 'pushNotificationConfigs', '{configId}'],
-    run: async (_r, ops, m) => {
-      await ops.deletePushConfig({ id: m.id, pushNotificationConfigId: m.configId });
+    op: 'tasks/pushNotificationConfig/delete',
+    run: async (r, ops, m) => {
+      await ops.deletePushConfig({ id: m.id, pushNotificationConfigId: m.configId }, r.caller);
       return { kind: 'empty', status: 204 };
     },
   },
-  { method: 'GET', pattern: ['card'], run: (r, ops) => ok(ops.extendedCard(r.request, r.baseUrl)) },
+  { method: 'GET', pattern: ['card'], op: 'agent/getAuthenticatedExtendedCard', run: (r, ops) => ok(ops.extendedCard(r.request, r.baseUrl)) },
   { method: 'GET', pattern: ['health'], run: async (_r, ops) => json(200, ops.health()) },
   {
     method: 'GET',
@@ -108,7 +138,10 @@ function match(pattern: string[], segments: string[]): { id: string; configId: s
   return found;
 }
 
-export function createRestHandler(ops: Operations, logger: Logger) {
+/** Paths under /v1 that stay public with auth on (load balancers probe them). */
+export const PUBLIC_REST_PATHS: ReadonlySet<string> = new Set(['/v1/health', '/v1/health/ready']);
+
+export function createRestHandler(ops: Operations, logger: Logger, gate?: AuthGate) {
   return {
     /** Handles a path under /v1/ (the prefix already removed), or answers 404/405. */
     async handle(req: RestRequest, segments: string[]): Promise<Reply> {
@@ -121,6 +154,7 @@ export function createRestHandler(ops: Operations, logger: Logger) {
           continue;
         }
         try {
+          if (gate && route.op && req.caller) await gate.authorize(req.caller, route.op, req.request);
           return await route.run(req, ops, m);
         } catch (err) {
           return restError(toA2AError(err, logger, `${req.method} ${req.path}`));

@@ -3,14 +3,16 @@
  * card, JSON-RPC at `POST /`, or the REST routes under /v1.
  */
 import type { IncomingRequest } from '../agent.js';
+import type { AuthGate } from '../auth/gate.js';
+import type { Caller } from '../auth/types.js';
 import type { Logger } from '../log.js';
 import { isUtf8 } from 'node:buffer';
 import { a2aError, shown, type A2AError } from './errors.js';
 import { bodyTooDeep, ENVELOPE_LEVELS } from './json-depth.js';
 import { createJsonRpcHandler, jsonRpcErrorReply } from './jsonrpc.js';
 import type { Operations } from './operations.js';
-import { restError, type Reply } from './reply.js';
-import { createRestHandler, segmentsOf } from './rest.js';
+import { restError, toA2AError, type Reply } from './reply.js';
+import { createRestHandler, PUBLIC_REST_PATHS, segmentsOf } from './rest.js';
 import { versionError } from './version.js';
 
 export interface ProtocolRequest {
@@ -85,9 +87,19 @@ export function earlyErrorReply(method: string, path: string, err: A2AError): Re
   return isJsonRpcRequest(method, path) ? jsonRpcErrorReply(null, err) : restError(err);
 }
 
-export function createRouter(ops: Operations, logger: Logger, limits: RouterLimits = { maxJsonDepth: 64 }) {
-  const rpc = createJsonRpcHandler(ops, logger);
-  const rest = createRestHandler(ops, logger);
+export function createRouter(ops: Operations, logger: Logger, limits: RouterLimits = { maxJsonDepth: 64 }, gate?: AuthGate) {
+  const rpc = createJsonRpcHandler(ops, logger, gate);
+  const rest = createRestHandler(ops, logger, gate);
+
+  /** With auth on: the caller of an A2A request, or the 401/503 it is answered with. */
+  const authenticate = async (incoming: IncomingRequest): Promise<{ caller: Caller | undefined } | { error: A2AError }> => {
+    if (!gate) return { caller: undefined };
+    try {
+      return { caller: await gate.authenticate(incoming) };
+    } catch (err) {
+      return { error: toA2AError(err, logger, 'authenticate') };
+    }
+  };
 
   return async function route(req: ProtocolRequest): Promise<Reply> {
     const incoming: IncomingRequest = { method: req.method, path: req.path, headers: req.headers };
@@ -105,13 +117,21 @@ export function createRouter(ops: Operations, logger: Logger, limits: RouterLimi
 
     if (isRpc) {
       if (!parsed.ok) return jsonRpcErrorReply(null, parsed.error);
-      return rpc.handle(parsed.value, { request: incoming, baseUrl: req.baseUrl, lastEventId: req.headers['last-event-id'] });
+      const auth = await authenticate(incoming);
+      if ('error' in auth) return jsonRpcErrorReply(rpc.idOf(parsed.value), auth.error);
+      return rpc.handle(parsed.value, { request: incoming, caller: auth.caller, baseUrl: req.baseUrl, lastEventId: req.headers['last-event-id'] });
     }
     if (req.method === 'GET' && (CARD_PATHS.has(req.path) || req.path === '/')) {
       // `GET {card.url}` (our `/`) also answers the card (wire reference §4.1).
       return { kind: 'json', status: 200, body: ops.card(req.baseUrl).json };
     }
     if (req.path.startsWith('/v1/')) {
+      let caller: Caller | undefined;
+      if (gate && !PUBLIC_REST_PATHS.has(req.path)) {
+        const auth = await authenticate(incoming);
+        if ('error' in auth) return restError(auth.error);
+        caller = auth.caller;
+      }
       if (!parsed.ok) return restError(parsed.error);
       const segments = segmentsOf(req.path.slice('/v1/'.length));
       if (!segments) return restError(a2aError('invalidRequest', 'the path is not valid percent-encoding'));
@@ -122,6 +142,7 @@ export function createRouter(ops: Operations, logger: Logger, limits: RouterLimi
           query: new URLSearchParams(req.query),
           body: parsed.value,
           request: incoming,
+          caller,
           baseUrl: req.baseUrl,
           lastEventId: req.headers['last-event-id'],
         },

@@ -40,6 +40,8 @@ function assertSerializable(where: string, parts: readonly Part[], metadata?: un
   }
 }
 
+const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+
 export function createAgentContext(live: LiveTask, driver: AgentContextDriver): AgentContext {
   const { task } = live;
   const message = live.turnMessage;
@@ -62,6 +64,8 @@ export function createAgentContext(live: LiveTask, driver: AgentContextDriver): 
     contextId: task.contextId,
     history: task.history ?? [],
     artifacts: task.artifacts ?? [],
+    principal: live.caller?.principal,
+    headers: live.caller?.headers ?? NO_HEADERS,
     get signal() {
       return live.signal;
     },

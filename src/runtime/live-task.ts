@@ -5,6 +5,7 @@
  */
 import type { Actor, StateValue } from 'xstate';
 import type { TaskMachine, TaskMachineEventType } from '../../machines/task.machine.js';
+import type { Caller } from '../auth/types.js';
 import type { Message, Task } from '../protocol/schemas.js';
 import type { MessageKey } from '../store/types.js';
 
@@ -70,6 +71,11 @@ export class LiveTask {
   /** The task as it was when submitted: the first event of a `message:stream` (stream mode only). */
   initialSnapshot: Task | undefined;
 
+  /** The principal id the task belongs to (with auth on); written with the task's first store write. */
+  readonly owner: string | undefined;
+  /** Who sent this turn's message (with auth on), for the handler's `ctx.principal`. */
+  readonly caller: Caller | undefined;
+
   /** Set when the turn has ended; late waiters get it at once. */
   private outcome: TurnOutcome | undefined;
   private turnWaiters: ((outcome: TurnOutcome) => void)[] = [];
@@ -83,8 +89,10 @@ export class LiveTask {
   constructor(
     readonly task: Task,
     message: Message,
-    opts: { firstTurn: boolean; mode: PersistMode },
+    opts: { firstTurn: boolean; mode: PersistMode; owner?: string | undefined; caller?: Caller | undefined },
   ) {
+    this.caller = opts.caller;
+    this.owner = opts.owner ?? opts.caller?.principal.id;
     this.turnMessage = message;
     this.statusMs = Date.parse(task.status.timestamp);
     this.firstTurn = opts.firstTurn;
@@ -166,6 +174,4 @@ export class LiveTask {
     for (const w of waiters) w(outcome);
     this.settledResolve();
   }
-
-
 }

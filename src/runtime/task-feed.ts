@@ -14,6 +14,7 @@ import { isInterruptedState, isTerminalState } from '../../machines/task.machine
 import { eventSeqOf } from './event-log.js';
 import { FeedRun, type FeedSink } from './feed-run.js';
 import type { TaskService } from './task-service.js';
+import type { Caller } from '../auth/types.js';
 import { taskView } from './task-views.js';
 
 export type { FeedSink };
@@ -73,11 +74,11 @@ async function attachCurrent(service: TaskService, taskId: string, run: FeedRun,
 }
 
 /** `message:stream`: accepts the message, then streams its turn. */
-export async function openTurnFeed(service: TaskService, params: MessageSendParams): Promise<TaskFeed> {
-  const started = await service.startTurn(params, 'stream');
+export async function openTurnFeed(service: TaskService, params: MessageSendParams, caller?: Caller): Promise<TaskFeed> {
+  const started = await service.startTurn(params, 'stream', caller);
   if (started.kind === 'existing') {
     // The same messageId again: show the task it produced, following its turn if it still runs.
-    return openResubscribe(service, started.task.id, undefined, { repeat: true });
+    return openResubscribe(service, started.task.id, undefined, { repeat: true, owner: caller?.principal.id });
   }
   const { live } = started;
   const events = service.events;
@@ -139,14 +140,15 @@ export async function openResubscribe(
   service: TaskService,
   taskId: string,
   lastEventId: string | undefined,
-  opts: { repeat?: boolean } = {},
+  opts: { repeat?: boolean; owner?: string | undefined } = {},
 ): Promise<TaskFeed> {
   const events = service.events;
   // With replicas, the task may run elsewhere: bring its events here first (a no-op otherwise).
   const release = (await events.prepare?.(taskId)) ?? noop;
   let task: Task;
   try {
-    task = await service.getTask(taskId, 0);
+    // With auth on, another principal's task is unknown here too (before any event is sent).
+    task = await service.getTask(taskId, 0, opts.owner);
   } catch (err) {
     release();
     throw err;

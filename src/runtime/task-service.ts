@@ -8,6 +8,7 @@
  */
 import { createActor, type InspectionEvent, type Observer } from 'xstate';
 import type { AgentDefinition, ArtifactChunk } from '../agent.js';
+import type { Caller } from '../auth/types.js';
 import type { Settings } from '../config.js';
 import { errorFields, type Logger } from '../log.js';
 import { a2aError, shown } from '../protocol/errors.js';
@@ -77,6 +78,15 @@ const RUNTIME_FAILED = 'The server failed while handling this task; it was marke
 const STOPPED_BY_SHUTDOWN = 'The server stopped before this task finished; it was canceled.';
 /** How long a graceful shutdown waits for canceled handlers before their machines end them. */
 const SHUTDOWN_CANCEL_WAIT_MS = 1000;
+
+/**
+ * Idempotency is per principal: the same messageId (or contextId) from two callers is two
+ * messages. The owner's length makes the key unambiguous whatever either part contains.
+ */
+const ownedScope = (owner: string | undefined, scope: string): string => (owner === undefined ? scope : `${owner.length}:${owner}:${scope}`);
+
+/** With auth on (`owner` set), a caller's reads see only tasks it created. */
+const visibleTo = (live: LiveTask, owner: string | undefined): boolean => owner === undefined || live.owner === owner;
 
 export class TaskService {
   private readonly live = new Map<string, LiveTask>();
@@ -216,8 +226,8 @@ export class TaskService {
 
   // ---------------------------------------------------------------- message/send
 
-  async sendMessage(params: MessageSendParams): Promise<SendResult> {
-    const started = await this.startTurn(params, 'progress');
+  async sendMessage(params: MessageSendParams, caller?: Caller): Promise<SendResult> {
+    const started = await this.startTurn(params, 'progress', caller);
     const historyLength = params.configuration?.historyLength;
     if (started.kind === 'existing') return { kind: 'task', task: taskView(started.task, { historyLength }) };
     const { live } = started;
@@ -246,15 +256,16 @@ export class TaskService {
    * Accepts a message: a new task, a follow-up on a paused one, or (same messageId again) the
    * task it already produced. The handler starts on the next microtask.
    */
-  async startTurn(params: MessageSendParams, mode: PersistMode): Promise<StartedTurn> {
+  async startTurn(params: MessageSendParams, mode: PersistMode, caller?: Caller): Promise<StartedTurn> {
     this.assertReady();
     if (this.draining) throw a2aError('unavailable', 'the server is shutting down; try again shortly (or on another replica)');
     const message = params.message;
-    const scope = message.taskId ?? message.contextId ?? '';
+    const owner = caller?.principal.id;
+    const scope = ownedScope(owner, message.taskId ?? message.contextId ?? '');
     const knownTaskId = await this.taskIdForMessage(scope, message.messageId);
-    if (message.taskId) return this.continueTask(message.taskId, params, mode, knownTaskId);
+    if (message.taskId) return this.continueTask(message.taskId, params, mode, { knownTaskId, scope, caller });
     if (knownTaskId) {
-      const task = await this.findTask(knownTaskId);
+      const task = await this.findTask(knownTaskId, owner);
       if (task) return { kind: 'existing', task };
     }
     const taskId = newId();
@@ -268,7 +279,7 @@ export class TaskService {
       history: [stored],
       metadata: { stateTransitions: [] },
     };
-    const live = new LiveTask(task, stored, { firstTurn: true, mode });
+    const live = new LiveTask(task, stored, { firstTurn: true, mode, caller });
     if (params.configuration?.pushNotificationConfig) await this.registerInlinePush(taskId, params);
     // A new id is free by construction; with replicas the lease tells the others it is taken.
     await this.claim(taskId);
@@ -286,10 +297,11 @@ export class TaskService {
     taskId: string,
     params: MessageSendParams,
     mode: PersistMode,
-    knownTaskId: string | undefined,
+    { knownTaskId, scope, caller }: { knownTaskId: string | undefined; scope: string; caller: Caller | undefined },
   ): Promise<StartedTurn> {
     const message = params.message;
-    const found = await this.findTask(taskId);
+    const owner = caller?.principal.id;
+    const found = await this.findTask(taskId, owner);
     if (!found) throw a2aError('taskNotFound', shown(taskId));
     if (message.contextId && message.contextId !== found.contextId) throw a2aError('contextMismatch');
     if (knownTaskId === taskId) return { kind: 'existing', task: found };
@@ -300,7 +312,7 @@ export class TaskService {
     let task: Task;
     try {
       // Read again under the lease: another replica may have continued it meanwhile.
-      const fresh = await this.opts.store.getTask(taskId);
+      const fresh = await this.opts.store.getTask(taskId, owner);
       if (!fresh) throw a2aError('taskNotFound', shown(taskId));
       this.assertAcceptsMessages(fresh);
       if (this.live.has(taskId)) throw a2aError('taskNotAcceptingMessages', 'task is working');
@@ -314,9 +326,9 @@ export class TaskService {
     const state = task.status.state;
     const stored: Message = { ...message, taskId, contextId: task.contextId };
     (task.history ??= []).push(stored);
-    const live = new LiveTask(task, stored, { firstTurn: false, mode });
+    const live = new LiveTask(task, stored, { firstTurn: false, mode, caller });
     live.exposed = true;
-    this.admit(live, taskId, message.messageId);
+    this.admit(live, scope, message.messageId);
     this.startActor(live, state);
     // A streaming follow-up shows the task as its message found it, then the turn's events.
     if (mode === 'stream') live.initialSnapshot = taskView(task);
@@ -583,7 +595,7 @@ export class TaskService {
       const key = live.messageKey;
       try {
         // Awaited inside the try: a store that throws at once is a failed write like any other.
-        await this.opts.store.saveTask(snapshot, key, json);
+        await this.opts.store.saveTask(snapshot, key, json, live.owner);
       } catch (err) {
         this.opts.logger.error(failure, { taskId: live.id, state: snapshot.status.state, ...errorFields(err) });
         return false;
@@ -680,19 +692,23 @@ export class TaskService {
 
   // ---------------------------------------------------------------- reads
 
-  /** The live record when running (never staler than the store), else the stored task. */
-  private async findTask(id: string): Promise<Task | undefined> {
+  /**
+   * The live record when running (never staler than the store), else the stored task. With
+   * `owner`, another principal's task is not found, exactly like an unknown one.
+   */
+  private async findTask(id: string, owner: string | undefined): Promise<Task | undefined> {
     const live = this.live.get(id);
     if (live) {
+      if (!visibleTo(live, owner)) return undefined;
       if (!live.ending) return live.task;
       await live.settled;
     }
-    return this.opts.store.getTask(id);
+    return this.opts.store.getTask(id, owner);
   }
 
-  async getTask(id: string, historyLength?: number): Promise<Task> {
+  async getTask(id: string, historyLength?: number, owner?: string): Promise<Task> {
     this.assertReady();
-    const task = await this.findTask(id);
+    const task = await this.findTask(id, owner);
     if (!task) throw a2aError('taskNotFound', shown(id));
     return taskView(task, { historyLength });
   }
@@ -703,10 +719,14 @@ export class TaskService {
     return live && !live.ending ? live : undefined;
   }
 
-  async listTasks(params: ListTasksParams): Promise<{ tasks: Task[]; nextPageToken: string; pageSize: number; totalSize: number }> {
+  async listTasks(
+    params: ListTasksParams,
+    owner?: string,
+  ): Promise<{ tasks: Task[]; nextPageToken: string; pageSize: number; totalSize: number }> {
     this.assertReady();
     const page = await this.opts.store.listTasks({
       pageSize: params.pageSize,
+      ...(owner !== undefined ? { owner } : {}),
       ...(params.contextId !== undefined ? { contextId: params.contextId } : {}),
       ...(params.status !== undefined ? { status: params.status } : {}),
       ...(params.statusTimestampAfter !== undefined ? { statusTimestampAfter: params.statusTimestampAfter } : {}),
@@ -727,11 +747,12 @@ export class TaskService {
 
   // ---------------------------------------------------------------- cancel
 
-  async cancelTask(id: string): Promise<Task> {
+  async cancelTask(id: string, owner?: string): Promise<Task> {
     this.assertReady();
     let live = this.liveTask(id);
+    if (live && !visibleTo(live, owner)) throw a2aError('taskNotFound', shown(id));
     if (!live) {
-      const task = await this.findTask(id);
+      const task = await this.findTask(id, owner);
       if (!task) throw a2aError('taskNotFound', shown(id));
       const state = task.status.state;
       if (isTerminalState(state)) throw a2aError('taskNotCancelable', `task is ${state}`);
@@ -739,13 +760,13 @@ export class TaskService {
       if (!live) {
         if (!isInterruptedState(state) || !(await this.claim(id))) return this.cancelElsewhere(task);
         // Paused in the store: wake its machine just to cancel it.
-        const fresh = await this.opts.store.getTask(id);
+        const fresh = await this.opts.store.getTask(id, owner);
         const last = fresh?.history?.at(-1);
         if (!fresh || !last || !isInterruptedState(fresh.status.state) || this.live.has(id)) {
           await this.unclaim(id);
-          return this.cancelTask(id);
+          return this.cancelTask(id, owner);
         }
-        live = new LiveTask(fresh, last, { firstTurn: false, mode: 'progress' });
+        live = new LiveTask(fresh, last, { firstTurn: false, mode: 'progress', owner });
         live.exposed = true;
         this.live.set(id, live);
         this.startActor(live, fresh.status.state);

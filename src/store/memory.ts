@@ -33,12 +33,16 @@ export class MemoryTaskStore implements TaskStore {
    * a lone id is kept as itself, not as an array (an array per task costs ~150 bytes).
    */
   private readonly byContext = new Map<string, string | string[]>();
+  /** Owner per slot and ids per owner, ascending: written only for tasks created with auth on. */
+  private readonly owners = new Map<number, string>();
+  private readonly byOwner = new Map<string, string[]>();
   private readonly messages = new Map<string, string>();
   private readonly pushConfigs = new Map<string, StoredPushConfig[]>();
 
-  async getTask(id: string): Promise<Task | undefined> {
+  async getTask(id: string, owner?: string): Promise<Task | undefined> {
     const slot = this.slots.get(id);
-    return slot === undefined ? undefined : this.parse(slot);
+    if (slot === undefined || (owner !== undefined && this.owners.get(slot) !== owner)) return undefined;
+    return this.parse(slot);
   }
 
   private parse(slot: number): Task {
@@ -49,7 +53,7 @@ export class MemoryTaskStore implements TaskStore {
     return TASK_STATES[this.states[slot] as number] as TaskState;
   }
 
-  async saveTask(task: Task, messageKey?: MessageKey, json?: string): Promise<void> {
+  async saveTask(task: Task, messageKey?: MessageKey, json?: string, owner?: string): Promise<void> {
     const state = task.status.state;
     const code = stateCode.get(state);
     if (code === undefined) throw new Error(`not a task state: ${String(state)}`);
@@ -65,6 +69,12 @@ export class MemoryTaskStore implements TaskStore {
       if (inContext === undefined) this.byContext.set(task.contextId, task.id);
       else if (typeof inContext === 'string') this.byContext.set(task.contextId, inContext < task.id ? [inContext, task.id] : [task.id, inContext]);
       else insertOrdered(inContext, task.id);
+      if (owner !== undefined) {
+        this.owners.set(slot, owner);
+        const owned = this.byOwner.get(owner);
+        if (owned) insertOrdered(owned, task.id);
+        else this.byOwner.set(owner, [task.id]);
+      }
     } else {
       this.count(this.stateAt(slot), -1);
     }
@@ -91,10 +101,14 @@ export class MemoryTaskStore implements TaskStore {
   async listTasks(query: TaskListQuery): Promise<TaskPage> {
     const after = query.statusTimestampAfter === undefined ? undefined : Date.parse(query.statusTimestampAfter);
     const wanted = query.status === undefined ? undefined : stateCode.get(query.status);
+    const owner = query.owner;
     const matches = (slot: number): boolean =>
-      (query.status === undefined || this.states[slot] === wanted) && (after === undefined || (this.times[slot] as number) >= after);
-    // Walk the context's ids when filtering by context, else all ids; both ascending.
-    const source = query.contextId === undefined ? this.order : this.idsOfContext(query.contextId);
+      (query.status === undefined || this.states[slot] === wanted) &&
+      (after === undefined || (this.times[slot] as number) >= after) &&
+      (owner === undefined || this.owners.get(slot) === owner);
+    // Walk the context's ids when filtering by context, else the owner's, else all; all ascending.
+    const source =
+      query.contextId !== undefined ? this.idsOfContext(query.contextId) : owner !== undefined ? (this.byOwner.get(owner) ?? []) : this.order;
 
     const tasks: Task[] = [];
     let lastId: string | undefined;
@@ -113,13 +127,16 @@ export class MemoryTaskStore implements TaskStore {
 
   /** Matches before paging, from the indexes when they answer it, else by one walk. */
   private total(query: TaskListQuery, source: readonly string[], matches: (slot: number) => boolean): number {
-    if (query.statusTimestampAfter === undefined) {
+    if (query.owner !== undefined) {
+      // `source` is the owner's ids unless a context narrows it further.
+      if (query.contextId === undefined && query.status === undefined && query.statusTimestampAfter === undefined) return source.length;
+    } else if (query.statusTimestampAfter === undefined) {
       if (query.contextId === undefined) {
         return query.status === undefined ? this.slots.size : (this.stateCounts.get(query.status) ?? 0);
       }
       if (query.status === undefined) return source.length;
     }
-    if (query.contextId === undefined) {
+    if (query.contextId === undefined && query.owner === undefined) {
       // All tasks: the slots are the columns' indexes, no id lookups needed.
       let n = 0;
       for (let slot = 0; slot < this.slots.size; slot++) if (matches(slot)) n++;

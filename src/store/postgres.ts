@@ -36,6 +36,9 @@ const MIGRATIONS: readonly string[] = [
      body JSON NOT NULL,
      PRIMARY KEY (task_id, config_id)
    );`,
+  // The principal that created a task (auth on); NULL for tasks created without auth.
+  `ALTER TABLE a2actor_tasks ADD COLUMN owner TEXT;
+   CREATE INDEX a2actor_tasks_owner ON a2actor_tasks (owner, id);`,
 ];
 
 /** Any number the migrations lock on; the same for every replica. */
@@ -129,16 +132,20 @@ export class PostgresTaskStore implements TaskStore {
     }
   }
 
-  async getTask(id: string): Promise<Task | undefined> {
-    const { rows } = await this.query<{ body: Task }>('SELECT body FROM a2actor_tasks WHERE id = $1', [id]);
+  async getTask(id: string, owner?: string): Promise<Task | undefined> {
+    const { rows } =
+      owner === undefined
+        ? await this.query<{ body: Task }>('SELECT body FROM a2actor_tasks WHERE id = $1', [id])
+        : await this.query<{ body: Task }>('SELECT body FROM a2actor_tasks WHERE id = $1 AND owner = $2', [id, owner]);
     return rows[0]?.body;
   }
 
-  async saveTask(task: Task, messageKey?: MessageKey, json?: string): Promise<void> {
-    const upsert = `INSERT INTO a2actor_tasks (id, context_id, state, status_ts, body) VALUES ($1, $2, $3, $4, $5)
+  async saveTask(task: Task, messageKey?: MessageKey, json?: string, owner?: string): Promise<void> {
+    // The owner is written once, with the task's first row.
+    const upsert = `INSERT INTO a2actor_tasks (id, context_id, state, status_ts, body, owner) VALUES ($1, $2, $3, $4, $5, $6)
        ON CONFLICT (id) DO UPDATE SET context_id = EXCLUDED.context_id, state = EXCLUDED.state,
          status_ts = EXCLUDED.status_ts, body = EXCLUDED.body`;
-    const params = [task.id, task.contextId, task.status.state, task.status.timestamp, json ?? JSON.stringify(task)];
+    const params = [task.id, task.contextId, task.status.state, task.status.timestamp, json ?? JSON.stringify(task), owner ?? null];
     if (!messageKey) {
       await this.query(upsert, params);
       return;
@@ -146,7 +153,7 @@ export class PostgresTaskStore implements TaskStore {
     // One statement, one round trip: the idempotency record rides along with the task.
     await this.query(
       `WITH remembered AS (
-         INSERT INTO a2actor_message_keys (scope, message_id, task_id) VALUES ($6, $7, $1) ON CONFLICT DO NOTHING
+         INSERT INTO a2actor_message_keys (scope, message_id, task_id) VALUES ($7, $8, $1) ON CONFLICT DO NOTHING
        ) ${upsert}`,
       [...params, messageKey.scope, messageKey.messageId],
     );
@@ -159,6 +166,7 @@ export class PostgresTaskStore implements TaskStore {
       params.push(value);
       where.push(clause.replace('?', `$${params.length}`));
     };
+    if (query.owner !== undefined) add('owner = ?', query.owner);
     if (query.contextId !== undefined) add('context_id = ?', query.contextId);
     if (query.status !== undefined) add('state = ?', query.status);
     if (query.statusTimestampAfter !== undefined) add('status_ts >= ?', query.statusTimestampAfter);

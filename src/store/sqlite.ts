@@ -35,6 +35,9 @@ const MIGRATIONS: readonly string[] = [
      body TEXT NOT NULL,
      PRIMARY KEY (task_id, config_id)
    );`,
+  // The principal that created a task (auth on); NULL for tasks created without auth.
+  `ALTER TABLE tasks ADD COLUMN owner TEXT;
+   CREATE INDEX tasks_owner ON tasks (owner, id);`,
 ];
 
 export class SqliteTaskStore implements TaskStore {
@@ -42,7 +45,7 @@ export class SqliteTaskStore implements TaskStore {
   private readonly db: Database.Database;
   private readonly stmt;
   /** The task and its idempotency record in one transaction (one WAL commit). */
-  private readonly saveWithKey: (row: Record<string, string>, key: MessageKey) => void;
+  private readonly saveWithKey: (row: Record<string, string | null>, key: MessageKey) => void;
 
   constructor(path: string) {
     this.description = `sqlite:${path}`;
@@ -56,8 +59,10 @@ export class SqliteTaskStore implements TaskStore {
     const db = this.db;
     this.stmt = {
       get: db.prepare<[string], { body: string }>('SELECT body FROM tasks WHERE id = ?'),
+      getOwned: db.prepare<[string, string], { body: string }>('SELECT body FROM tasks WHERE id = ? AND owner = ?'),
+      // The owner is written once, with the task's first row.
       upsert: db.prepare(
-        `INSERT INTO tasks (id, context_id, state, status_ts, body) VALUES (@id, @contextId, @state, @ts, @body)
+        `INSERT INTO tasks (id, context_id, state, status_ts, body, owner) VALUES (@id, @contextId, @state, @ts, @body, @owner)
          ON CONFLICT(id) DO UPDATE SET context_id = excluded.context_id, state = excluded.state,
            status_ts = excluded.status_ts, body = excluded.body`,
       ),
@@ -74,7 +79,7 @@ export class SqliteTaskStore implements TaskStore {
       deletePush: db.prepare('DELETE FROM push_configs WHERE task_id = ? AND config_id = ?'),
     };
     const stmt = this.stmt;
-    this.saveWithKey = db.transaction((row: Record<string, string>, key: MessageKey) => {
+    this.saveWithKey = db.transaction((row: Record<string, string | null>, key: MessageKey) => {
       stmt.upsert.run(row);
       stmt.rememberMessage.run(key.scope, key.messageId, row.id);
     });
@@ -112,13 +117,14 @@ export class SqliteTaskStore implements TaskStore {
     }
   }
 
-  async getTask(id: string): Promise<Task | undefined> {
-    const row = this.stmt.get.get(id);
+  async getTask(id: string, owner?: string): Promise<Task | undefined> {
+    const row = owner === undefined ? this.stmt.get.get(id) : this.stmt.getOwned.get(id, owner);
     return row ? (JSON.parse(row.body) as Task) : undefined;
   }
 
-  async saveTask(task: Task, messageKey?: MessageKey, json?: string): Promise<void> {
+  async saveTask(task: Task, messageKey?: MessageKey, json?: string, owner?: string): Promise<void> {
     const row = {
+      owner: owner ?? null,
       id: task.id,
       contextId: task.contextId,
       state: task.status.state,
@@ -135,6 +141,10 @@ export class SqliteTaskStore implements TaskStore {
   async listTasks(query: TaskListQuery): Promise<TaskPage> {
     const where: string[] = [];
     const args: Record<string, string | number> = {};
+    if (query.owner !== undefined) {
+      where.push('owner = @owner');
+      args.owner = query.owner;
+    }
     if (query.contextId !== undefined) {
       where.push('context_id = @contextId');
       args.contextId = query.contextId;
@@ -178,7 +188,6 @@ export class SqliteTaskStore implements TaskStore {
   async findTaskIdByMessage(scope: string, messageId: string): Promise<string | undefined> {
     return this.stmt.findMessage.get(scope, messageId)?.task_id;
   }
-
 
   async savePushConfig(taskId: string, config: StoredPushConfig): Promise<void> {
     this.stmt.savePush.run({ taskId, configId: config.id, body: JSON.stringify(config) });

@@ -15,6 +15,8 @@ export interface MessageKey {
 }
 
 export interface TaskListQuery {
+  /** Only the tasks this principal created (with auth on); absent = every task. */
+  owner?: string;
   contextId?: string;
   status?: TaskState;
   /** ISO timestamp: only tasks whose status timestamp is at or after it. */
@@ -35,14 +37,16 @@ export interface TaskPage {
 export interface TaskStore {
   /** Short description for the start-up log, e.g. `sqlite:./data/a2actor.db`. */
   readonly description: string;
-  getTask(id: string): Promise<Task | undefined>;
+  /** With `owner`, only a task that principal created (others read as absent, never as refused). */
+  getTask(id: string, owner?: string): Promise<Task | undefined>;
   /**
    * Insert or replace the whole task; with `messageKey`, also record (in the same write) that
    * this message produced this task, for idempotency. A key already recorded keeps its task.
    * `json`, when the caller has it already, is `JSON.stringify(task)`: the runtime serializes a
-   * finished task once for the store and the response.
+   * finished task once for the store and the response. `owner` is recorded when the task is
+   * first inserted and never changes after (later writes may omit it).
    */
-  saveTask(task: Task, messageKey?: MessageKey, json?: string): Promise<void>;
+  saveTask(task: Task, messageKey?: MessageKey, json?: string, owner?: string): Promise<void>;
   listTasks(query: TaskListQuery): Promise<TaskPage>;
   /** Tasks in any of these states (start-up recovery). */
   tasksInStates(states: readonly TaskState[]): Promise<Task[]>;

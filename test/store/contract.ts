@@ -129,6 +129,63 @@ export function storeContract(name: string, open: () => Promise<{ store: TaskSto
       await store.close();
     });
 
+    it('records a task\'s owner once; reads and lists with an owner see only that owner\'s tasks', async () => {
+      const { store, reopen } = await open();
+      const alice: Task[] = [];
+      const bob: Task[] = [];
+      for (let i = 0; i < 12; i++) {
+        const t = task(i % 3 === 0 ? 'input-required' : 'completed', { contextId: i < 6 ? 'shared' : `own-${i}` });
+        const owner = i % 2 ? 'bob' : 'alice';
+        (owner === 'alice' ? alice : bob).push(t);
+        await store.saveTask(t, undefined, undefined, owner);
+      }
+      const ownerless = task('completed', { contextId: 'shared' });
+      await store.saveTask(ownerless);
+      const a0 = alice[0] as Task;
+      expect(await store.getTask(a0.id, 'alice')).toEqual(a0);
+      expect(await store.getTask(a0.id, 'bob')).toBeUndefined();
+      expect(await store.getTask(a0.id)).toEqual(a0);
+      expect(await store.getTask(ownerless.id, 'alice')).toBeUndefined();
+      expect(await store.getTask(ownerless.id)).toEqual(ownerless);
+      // Later writes (with no owner, or another one) never change it.
+      const later = { ...a0, status: { state: 'completed' as const, timestamp: new Date().toISOString() } };
+      await store.saveTask(later);
+      await store.saveTask(later, undefined, undefined, 'bob');
+      expect(await store.getTask(a0.id, 'alice')).toEqual(later);
+      expect(await store.getTask(a0.id, 'bob')).toBeUndefined();
+
+      const newest = (ts: Task[]) => ts.map((t) => t.id).reverse();
+      const all = await store.listTasks({ pageSize: 100, owner: 'alice' });
+      expect(all.tasks.map((t) => t.id)).toEqual(newest(alice));
+      expect(all.totalSize).toBe(6);
+      // Paged: keyset pages within the owner's tasks, totals counting only them.
+      const p1 = await store.listTasks({ pageSize: 4, owner: 'bob' });
+      expect(p1.totalSize).toBe(6);
+      expect(p1.tasks.map((t) => t.id)).toEqual(newest(bob).slice(0, 4));
+      const p2 = await store.listTasks({ pageSize: 4, owner: 'bob', afterId: p1.lastId });
+      expect(p2.tasks.map((t) => t.id)).toEqual(newest(bob).slice(4));
+      expect(p2.lastId).toBeUndefined();
+      // A context both wrote in: each sees only its own tasks of it, and the count agrees.
+      const sharedAlice = await store.listTasks({ pageSize: 100, owner: 'alice', contextId: 'shared' });
+      expect(sharedAlice.tasks.map((t) => t.id)).toEqual(newest(alice.filter((t) => t.contextId === 'shared')));
+      expect(sharedAlice.totalSize).toBe(3);
+      const pausedBob = await store.listTasks({ pageSize: 100, owner: 'bob', status: 'input-required' });
+      expect(pausedBob.tasks.map((t) => t.id)).toEqual(newest(bob.filter((t) => t.status.state === 'input-required')));
+      expect(pausedBob.totalSize).toBe(pausedBob.tasks.length);
+      const since = await store.listTasks({ pageSize: 100, owner: 'alice', statusTimestampAfter: '2000-01-01T00:00:00Z' });
+      expect(since.totalSize).toBe(6);
+      expect(await store.listTasks({ pageSize: 10, owner: 'carol' })).toEqual({ tasks: [], totalSize: 0 });
+      // Without an owner filter, everything (auth off).
+      expect((await store.listTasks({ pageSize: 100 })).totalSize).toBe(13);
+      await store.close();
+      if (reopen) {
+        const again = await reopen();
+        expect(await again.getTask(a0.id, 'alice')).toEqual(later);
+        expect((await again.listTasks({ pageSize: 100, owner: 'bob' })).totalSize).toBe(6);
+        await again.close();
+      }
+    });
+
     it('keeps everything across a reopen (durable adapters)', async () => {
       const { store, reopen } = await open();
       if (!reopen) {

@@ -36,8 +36,37 @@ describe('PostgresTaskStore', () => {
     await client.connect();
     const { rows } = await client.query(`SELECT version FROM ${schema}.a2actor_migrations ORDER BY version`);
     await client.end();
-    expect(rows.map((r) => r.version)).toEqual([1]);
+    expect(rows.map((r) => r.version)).toEqual([1, 2]);
     await Promise.all(stores.map((s) => s.close()));
+  });
+
+  it('a database written before owners existed migrates: its tasks stay readable and belong to nobody', async () => {
+    const schema = newSchema();
+    const old = task('completed', { contextId: 'c-old' });
+    const client = new pg.Client({ connectionString: PG_URL });
+    await client.connect();
+    // The schema as version 1 of the migrations left it, with one task in it.
+    await client.query(`CREATE SCHEMA ${schema}`);
+    await client.query(`SET search_path = ${schema}`);
+    await client.query(`CREATE TABLE a2actor_migrations (version INT PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now());
+      INSERT INTO a2actor_migrations (version) VALUES (1);
+      CREATE TABLE a2actor_tasks (id TEXT COLLATE "C" PRIMARY KEY, context_id TEXT NOT NULL, state TEXT NOT NULL,
+        status_ts TIMESTAMPTZ NOT NULL, body JSON NOT NULL);
+      CREATE TABLE a2actor_message_keys (scope TEXT NOT NULL, message_id TEXT NOT NULL, task_id TEXT NOT NULL, PRIMARY KEY (scope, message_id));
+      CREATE TABLE a2actor_push_configs (task_id TEXT NOT NULL, config_id TEXT NOT NULL, seq BIGSERIAL, body JSON NOT NULL, PRIMARY KEY (task_id, config_id));`);
+    await client.query('INSERT INTO a2actor_tasks VALUES ($1, $2, $3, $4, $5)', [old.id, old.contextId, 'completed', old.status.timestamp, JSON.stringify(old)]);
+    const store = await PostgresTaskStore.open({ connectionString: PG_URL, schema });
+    expect(await store.getTask(old.id)).toEqual(old);
+    expect(await store.getTask(old.id, 'alice')).toBeUndefined();
+    expect((await store.listTasks({ pageSize: 10 })).totalSize).toBe(1);
+    expect((await store.listTasks({ pageSize: 10, owner: 'alice' })).totalSize).toBe(0);
+    const mine = task('completed');
+    await store.saveTask(mine, undefined, undefined, 'alice');
+    expect((await store.listTasks({ pageSize: 10, owner: 'alice' })).tasks.map((t) => t.id)).toEqual([mine.id]);
+    const { rows } = await client.query(`SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND indexname = 'a2actor_tasks_owner'`, [schema]);
+    expect(rows).toHaveLength(1);
+    await client.end();
+    await store.close();
   });
 
   it('an unreachable database is a 503 unavailable error, not a crash', async () => {

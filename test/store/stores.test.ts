@@ -1,9 +1,10 @@
 import { join } from 'node:path';
-import { afterAll } from 'vitest';
+import Database from 'better-sqlite3';
+import { afterAll, describe, expect, it } from 'vitest';
 import { MemoryTaskStore } from '../../src/store/memory.js';
 import { SqliteTaskStore } from '../../src/store/sqlite.js';
 import { tempDir } from '../support/server.js';
-import { storeContract } from './contract.js';
+import { storeContract, task } from './contract.js';
 
 const temp = tempDir('a2actor-store-');
 afterAll(() => temp.cleanup());
@@ -13,4 +14,37 @@ storeContract('memory', async () => ({ store: new MemoryTaskStore() }));
 storeContract('sqlite', async () => {
   const path = join(temp.dir, `store-${++n}.db`);
   return { store: new SqliteTaskStore(path), reopen: async () => new SqliteTaskStore(path) };
+});
+
+describe('SqliteTaskStore migrations', () => {
+  it('a database written before owners existed migrates: its tasks stay readable and belong to nobody', async () => {
+    const path = join(temp.dir, 'before-owners.db');
+    const old = task('completed', { contextId: 'c-old' });
+    // The file as version 1 of the migrations left it, with one task in it.
+    const db = new Database(path);
+    db.exec(`CREATE TABLE tasks (id TEXT PRIMARY KEY, context_id TEXT NOT NULL, state TEXT NOT NULL, status_ts TEXT NOT NULL, body TEXT NOT NULL) WITHOUT ROWID;
+      CREATE INDEX tasks_context ON tasks (context_id, id);
+      CREATE INDEX tasks_state ON tasks (state, id);
+      CREATE TABLE message_keys (scope TEXT NOT NULL, message_id TEXT NOT NULL, task_id TEXT NOT NULL, PRIMARY KEY (scope, message_id)) WITHOUT ROWID;
+      CREATE TABLE push_configs (task_id TEXT NOT NULL, config_id TEXT NOT NULL, seq INTEGER NOT NULL, body TEXT NOT NULL, PRIMARY KEY (task_id, config_id));`);
+    db.prepare('INSERT INTO tasks VALUES (?, ?, ?, ?, ?)').run(old.id, old.contextId, 'completed', old.status.timestamp, JSON.stringify(old));
+    db.pragma('user_version = 1');
+    db.close();
+
+    const store = new SqliteTaskStore(path);
+    expect(await store.getTask(old.id)).toEqual(old);
+    expect(await store.getTask(old.id, 'alice')).toBeUndefined();
+    expect((await store.listTasks({ pageSize: 10 })).totalSize).toBe(1);
+    expect((await store.listTasks({ pageSize: 10, owner: 'alice' })).totalSize).toBe(0);
+    const mine = task('completed');
+    await store.saveTask(mine, undefined, undefined, 'alice');
+    expect((await store.listTasks({ pageSize: 10, owner: 'alice' })).tasks.map((t) => t.id)).toEqual([mine.id]);
+    await store.close();
+    const check = new Database(path, { readonly: true });
+    expect(check.pragma('user_version', { simple: true })).toBe(2);
+    // The owner filter is served by an index, not by a scan after paging.
+    const plan = check.prepare("EXPLAIN QUERY PLAN SELECT id FROM tasks WHERE owner = 'alice' ORDER BY id DESC LIMIT 5").all() as { detail: string }[];
+    expect(plan.map((r) => r.detail).join(' ')).toMatch(/USING (COVERING )?INDEX tasks_owner/);
+    check.close();
+  });
 });

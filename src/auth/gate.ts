@@ -1,0 +1,114 @@
+/**
+ * Enforcing an agent's `auth` on a request: the caller's principal or a 401 (with
+ * `WWW-Authenticate`), then per operation a 403 when `authorize` refuses. Built once at start-up,
+ * where a declaration that the card could not honour stops the server with a clear message.
+ */
+import { A2AError, ERRORS, isA2AError } from '../protocol/errors.js';
+import type { Logger } from '../log.js';
+import { credentialHeaders } from './api-key.js';
+import type { AgentAuth, Caller, IncomingRequest, Operation, Principal, SecurityRequirement, SecurityScheme } from './types.js';
+
+export interface AuthGate {
+  /** The card's `securitySchemes` and `security`, as declared (and enforced). */
+  readonly card: { securitySchemes: Record<string, SecurityScheme>; security: SecurityRequirement[] };
+  /** The caller of a request; throws the 401 (or the authenticator's 503). */
+  authenticate(request: IncomingRequest): Promise<Caller>;
+  /** Throws the 403 when the agent refuses this caller the operation. */
+  authorize(caller: Caller, operation: Operation, request: IncomingRequest): Promise<void>;
+}
+
+/** How a client is told to present each kind of scheme, for the 401's message. */
+function howToPresent(scheme: SecurityScheme): string {
+  switch (scheme.type) {
+    case 'apiKey':
+      return scheme.in === 'header' ? `an ${scheme.name} header` : `an API key (${scheme.in} ${scheme.name})`;
+    case 'http':
+      return `an Authorization: ${scheme.scheme} header`;
+    case 'oauth2':
+    case 'openIdConnect':
+      return 'an Authorization: Bearer access token';
+    case 'mutualTLS':
+      return 'a client certificate';
+  }
+}
+
+/** Checks that every requirement names declared schemes; returns the card's `security`. */
+function checkedRequirements(where: string, requirements: SecurityRequirement[], schemes: Record<string, SecurityScheme>): SecurityRequirement[] {
+  for (const requirement of requirements) {
+    for (const name of Object.keys(requirement)) {
+      if (!Object.hasOwn(schemes, name)) {
+        throw new TypeError(`${where} names the security scheme ${JSON.stringify(name)}, which auth.securitySchemes does not declare`);
+      }
+    }
+  }
+  return requirements;
+}
+
+const validPrincipal = (p: unknown): p is Principal =>
+  typeof p === 'object' && p !== null && typeof (p as Principal).id === 'string' && (p as Principal).id.length > 0;
+
+/** Skill-level `security` is declared on the card: it must name schemes that are enforced. */
+export function checkSkillSecurity(skills: readonly { id: string; security?: SecurityRequirement[] }[], auth: AgentAuth | undefined): void {
+  for (const skill of skills) {
+    if (!skill.security) continue;
+    if (!auth) throw new TypeError(`skill ${JSON.stringify(skill.id)} declares security, but the agent declares no auth to enforce it`);
+    checkedRequirements(`skill ${JSON.stringify(skill.id)}`, skill.security, auth.securitySchemes);
+  }
+}
+
+export function createAuthGate(auth: AgentAuth, logger: Logger): AuthGate {
+  const schemes = auth.securitySchemes;
+  const names = Object.keys(schemes);
+  if (names.length === 0) throw new TypeError('auth.securitySchemes declares no scheme: the card would ask for nothing');
+  if (typeof auth.authenticate !== 'function') throw new TypeError('auth.authenticate must be a function');
+  const security = checkedRequirements('auth.security', auth.security ?? names.map((name) => ({ [name]: [] })), schemes);
+  const challenge = (auth.challenges ?? []).join(', ');
+  const headers: Record<string, string> = challenge ? { 'WWW-Authenticate': challenge } : {};
+  const ways = [...new Set(names.map((n) => howToPresent(schemes[n] as SecurityScheme)))].join(' or ');
+  const unauthenticated = new A2AError(ERRORS.unauthenticated, `send ${ways}`, undefined, headers);
+
+  // Credentials are never handed to the handler, even if named.
+  const secret = new Set(['authorization', 'cookie', ...credentialHeaders(auth)]);
+  const exposed = (auth.exposeHeaders ?? []).map((h) => h.toLowerCase()).filter((h) => !secret.has(h));
+  const exposedHeaders = (request: IncomingRequest): Record<string, string> => {
+    const out: Record<string, string> = {};
+    for (const name of exposed) {
+      const value = request.headers[name];
+      if (value !== undefined) out[name] = value;
+    }
+    return out;
+  };
+
+  return {
+    card: { securitySchemes: schemes, security },
+
+    async authenticate(request) {
+      let principal: unknown;
+      try {
+        principal = await auth.authenticate(request);
+      } catch (err) {
+        if (isA2AError(err)) throw err;
+        // The error's text may quote what it was given: only its kind is logged.
+        logger.warn('auth.authenticator_failed', { path: request.path, error: err instanceof Error ? err.name : typeof err });
+        throw unauthenticated;
+      }
+      if (principal === undefined || principal === null) throw unauthenticated;
+      if (!validPrincipal(principal)) {
+        logger.warn('auth.invalid_principal', { path: request.path, reason: 'the authenticator returned a principal without a non-empty string id' });
+        throw unauthenticated;
+      }
+      return { principal, headers: exposedHeaders(request) };
+    },
+
+    async authorize(caller, operation, request) {
+      if (!auth.authorize) return;
+      let allowed = false;
+      try {
+        allowed = (await auth.authorize(caller.principal, { operation, request })) === true;
+      } catch (err) {
+        logger.warn('auth.authorizer_failed', { operation, error: err instanceof Error ? err.name : typeof err });
+      }
+      if (!allowed) throw new A2AError(ERRORS.forbidden, `${caller.principal.id} may not call ${operation}`);
+    },
+  };
+}
