@@ -46,6 +46,10 @@ import { A2AError, ERRORS } from './protocol/errors.js';
 /** Thrown by an extended-card provider to answer 401 (with `WWW-Authenticate`). */
 export const unauthenticated = (realm = 'a2a'): A2AError =>
   new A2AError(ERRORS.unauthenticated, undefined, undefined, { 'WWW-Authenticate': `Bearer realm="${realm}"` });
+/** Thrown by an authenticator (or provider) whose backend is down: 503, the client may retry. */
+export const unavailable = (detail?: string): A2AError => new A2AError(ERRORS.unavailable, detail);
+/** Thrown by an extended-card provider to refuse an authenticated caller: 403. */
+export const forbidden = (detail?: string): A2AError => new A2AError(ERRORS.forbidden, detail);
 export { safeEqual, bearerToken } from './auth/credentials.js';
 export { bearerAuth, type BearerAuthOptions } from './auth/bearer.js';
 export { apiKeyAuth, type ApiKeyAuthOptions } from './auth/api-key.js';

@@ -10,6 +10,9 @@ import { a2aError } from '../protocol/errors.js';
 import { earlyErrorReply } from '../protocol/router.js';
 import { bodyCollector, createExchange, hostPort, listenError, statusLine, type HttpOptions, type HttpServer, type WireRequest, type WireResponse } from './exchange.js';
 
+/** Request headers in all, bytes. */
+const MAX_HEADER_BYTES = 64 * 1024;
+
 /** A node:http response with uWS's calling convention (status line, chained headers, write → boolean). */
 class NodeWireResponse implements WireResponse {
   private abortHandlers: (() => void)[] = [];
@@ -133,7 +136,9 @@ export function nodeHandler(opts: Omit<HttpOptions, 'host' | 'port'>, fallbackHo
 
 export function startNodeHttp(opts: HttpOptions): Promise<HttpServer> {
   const { handler, exchange } = nodeHandler(opts, hostPort(opts.host, opts.port));
-  const server = http.createServer(handler);
+  // Node's default (16 KiB) would refuse a long bearer token (a JWT with many claims) as bad
+  // framing before authentication could answer 401; uWS takes headers this large too.
+  const server = http.createServer({ maxHeaderSize: MAX_HEADER_BYTES }, handler);
   // Node's parser refuses bad framing (a repeated Content-Length, one beside Transfer-Encoding,
   // a malformed one) before any handler runs: answer in the transport's shape and hang up.
   server.on('clientError', (err: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket) => {
