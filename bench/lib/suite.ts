@@ -18,7 +18,7 @@ import { summarizeProfile, type ProfileSummary } from './profile.js';
 import { machineInfo, type MachineInfo } from './proc.js';
 import { SERVER_LABEL } from './report.js';
 import type { LoadSpec, RequestTemplate, ServerKind, WorkloadId } from './types.js';
-import { RUN_ORDER, WORKLOADS, requests } from './workloads.js';
+import { BENCH_BEARER_TOKEN, RUN_ORDER, WORKLOADS, requests } from './workloads.js';
 
 export type Outcome = 'measured' | 'skipped' | 'failed' | 'not-yet-measured';
 
@@ -61,6 +61,8 @@ export interface Row {
   vsPeer?: number;
   /** Ours over the peer: server CPU per unit. */
   cpuVsPeer?: number;
+  /** `auth` rows: CPU µs per unit over the memory server's in the same run. */
+  authCostMicros?: number;
   /** req/s over the raw-uWS ceiling for the same method. */
   ofCeiling?: number;
 }
@@ -156,6 +158,7 @@ async function runWorkload(id: WorkloadId, run: ServerRun, opts: BenchOptions, l
     connections: opts.connections,
     warmupMs: opts.warmupMs,
     durationMs: opts.durationMs,
+    ...(server.kind === 'auth' ? { headers: { authorization: `Bearer ${BENCH_BEARER_TOKEN}` } } : {}),
     ...extra,
   });
   const measure = async (s: LoadSpec): Promise<Measured> => {
@@ -237,7 +240,7 @@ async function runWorkload(id: WorkloadId, run: ServerRun, opts: BenchOptions, l
 }
 
 /** Our server kinds: each is compared with the peer. */
-const OURS_KINDS: ReadonlySet<ServerKind> = new Set(['memory', 'node', 'sqlite', 'cluster']);
+const OURS_KINDS: ReadonlySet<ServerKind> = new Set(['memory', 'node', 'auth', 'sqlite', 'cluster']);
 
 /** The measured row of a workload on a server kind, if this run has one. */
 const measuredRow = (rows: readonly Row[], id: WorkloadId | undefined, kind: ServerKind): Row | undefined =>
@@ -260,6 +263,11 @@ export function compare(rows: Row[]): Row[] {
         out.vsPeer = round(row.rps / peer.rps, 2);
       }
       if (peer.cpuMicrosPerUnit && row.cpuMicrosPerUnit !== undefined) out.cpuVsPeer = round(row.cpuMicrosPerUnit / peer.cpuMicrosPerUnit, 2);
+    }
+    // What bearer auth adds: the same workload on the same server without it, in the same run.
+    const plain = row.server === 'auth' ? measuredRow(rows, row.workload, 'memory') : undefined;
+    if (plain?.cpuMicrosPerUnit !== undefined && row.cpuMicrosPerUnit !== undefined) {
+      out.authCostMicros = round(row.cpuMicrosPerUnit - plain.cpuMicrosPerUnit, 1);
     }
     return out;
   });

@@ -50,13 +50,24 @@ export const requests = {
 };
 
 const OURS: readonly ServerKind[] = ['memory', 'sqlite', 'cluster'];
+/** The bearer token the `auth` server kind accepts (bench/servers/ours.ts). */
+export const BENCH_BEARER_TOKEN = 'bench-bearer-token';
 /** The request-path workloads: also on the node:http front end. */
 const BOTH: readonly ServerKind[] = ['memory', 'node', 'sqlite', 'cluster', 'peer'];
 
 export const WORKLOADS: Record<WorkloadId, Workload> = {
   C1: { id: 'C1', title: 'ceiling: POST, fixed JSON', unit: 'req', check: 'raw', ceiling: undefined, servers: ['raw'], skipped: {} },
   C6: { id: 'C6', title: 'ceiling: GET, fixed JSON', unit: 'req', check: 'raw', ceiling: undefined, servers: ['raw'], skipped: {} },
-  W1: { id: 'W1', title: 'JSON-RPC message/send', unit: 'task', check: 'rpc-completed', ceiling: 'C1', servers: BOTH, skipped: {} },
+  W1: {
+    id: 'W1',
+    title: 'JSON-RPC message/send',
+    unit: 'task',
+    check: 'rpc-completed',
+    ceiling: 'C1',
+    servers: [...BOTH, 'auth'],
+    skipped: {},
+    note: 'W1 also runs on "ours auth": the memory server with bearer auth on (static token); its note gives the CPU cost over ours mem.',
+  },
   W2: {
     id: 'W2',
     title: 'REST POST /v1/message:send',

@@ -88,7 +88,7 @@ export async function runLoad(spec: LoadSpec, notify: (message: GeneratorMessage
     : undefined;
   const template = receiver ? spec.request.body?.split(PUSH_URL).join(receiver.url) : spec.request.body;
   const nextBody = bodyMaker(template);
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  const headers: Record<string, string> = { 'content-type': 'application/json', ...spec.headers };
   if (streaming) headers.accept = 'text/event-stream';
 
   // One pool per origin (replica); worker i keeps to pools[i % n], so each pool needs only its

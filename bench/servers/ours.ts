@@ -5,14 +5,17 @@
  * production at high load, and as the peer does), and webhooks may go to http://127.0.0.1 so W7
  * can deliver to the generator's local receiver.
  */
-import { createServer } from '../../src/index.js';
+import { bearerAuth, createServer } from '../../src/index.js';
 import echoAgent from '../agents/echo-agent.js';
+import { BENCH_BEARER_TOKEN } from '../lib/workloads.js';
 import { serve } from './child.js';
 
 const store = process.argv[2] ?? 'memory';
 const events = process.argv[3] ?? 'memory';
 /** `auto` (native uWS here) or `node` (the node:http front end). */
 const frontEnd = process.argv[4] === 'node' ? 'node' : 'auto';
+/** `auth`: bearer authentication on (one static token), to measure what it costs. */
+const withAuth = process.argv[5] === 'auth';
 
 /** The store as the report names it: PostgreSQL's description leaves out the schema. */
 function storeOf(description: string): string {
@@ -23,7 +26,7 @@ function storeOf(description: string): string {
 
 await serve(async () => {
   const server = await createServer({
-    agent: echoAgent,
+    agent: withAuth ? { ...echoAgent, auth: bearerAuth({ tokens: { [BENCH_BEARER_TOKEN]: 'bench' } }) } : echoAgent,
     host: '127.0.0.1',
     port: 0,
     store,
@@ -34,6 +37,6 @@ await serve(async () => {
     pushAllowedHosts: ['127.0.0.1'],
     frontEnd,
   });
-  const parts = ['a2actor', storeOf(server.store.description), ...(events === 'memory' ? [] : [`events ${events}`]), `front end ${server.frontEnd}`];
+  const parts = ['a2actor', storeOf(server.store.description), ...(events === 'memory' ? [] : [`events ${events}`]), `front end ${server.frontEnd}`, ...(withAuth ? ['bearer auth'] : [])];
   return { url: server.url, description: parts.join(', '), close: () => server.close() };
 });

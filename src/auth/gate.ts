@@ -6,13 +6,16 @@
 import { A2AError, ERRORS, isA2AError } from '../protocol/errors.js';
 import type { Logger } from '../log.js';
 import { credentialHeaders } from './api-key.js';
-import type { AgentAuth, Caller, IncomingRequest, Operation, Principal, SecurityRequirement, SecurityScheme } from './types.js';
+import type { AgentAuth, Authenticator, Caller, IncomingRequest, Operation, Principal, SecurityRequirement, SecurityScheme } from './types.js';
 
 export interface AuthGate {
   /** The card's `securitySchemes` and `security`, as declared (and enforced). */
   readonly card: { securitySchemes: Record<string, SecurityScheme>; security: SecurityRequirement[] };
-  /** The caller of a request; throws the 401 (or the authenticator's 503). */
-  authenticate(request: IncomingRequest): Promise<Caller>;
+  /**
+   * The caller of a request; throws (or rejects with) the 401, or the authenticator's 503.
+   * Synchronous when the authenticator is (static tokens and keys): no promise on the hot path.
+   */
+  authenticate(request: IncomingRequest): Caller | Promise<Caller>;
   /** Throws the 403 when the agent refuses this caller the operation. */
   authorize(caller: Caller, operation: Operation, request: IncomingRequest): Promise<void>;
 }
@@ -70,7 +73,9 @@ export function createAuthGate(auth: AgentAuth, logger: Logger): AuthGate {
   // Credentials are never handed to the handler, even if named.
   const secret = new Set(['authorization', 'cookie', ...credentialHeaders(auth)]);
   const exposed = (auth.exposeHeaders ?? []).map((h) => h.toLowerCase()).filter((h) => !secret.has(h));
-  const exposedHeaders = (request: IncomingRequest): Record<string, string> => {
+  const NONE: Readonly<Record<string, string>> = Object.freeze({});
+  const exposedHeaders = (request: IncomingRequest): Readonly<Record<string, string>> => {
+    if (exposed.length === 0) return NONE;
     const out: Record<string, string> = {};
     for (const name of exposed) {
       const value = request.headers[name];
@@ -82,22 +87,28 @@ export function createAuthGate(auth: AgentAuth, logger: Logger): AuthGate {
   return {
     card: { securitySchemes: schemes, security },
 
-    async authenticate(request) {
-      let principal: unknown;
-      try {
-        principal = await auth.authenticate(request);
-      } catch (err) {
+    authenticate(request) {
+      const failed = (err: unknown): never => {
         if (isA2AError(err)) throw err;
         // The error's text may quote what it was given: only its kind is logged.
         logger.warn('auth.authenticator_failed', { path: request.path, error: err instanceof Error ? err.name : typeof err });
         throw unauthenticated;
+      };
+      const callerOf = (principal: unknown): Caller => {
+        if (principal === undefined || principal === null) throw unauthenticated;
+        if (!validPrincipal(principal)) {
+          logger.warn('auth.invalid_principal', { path: request.path, reason: 'the authenticator returned a principal without a non-empty string id' });
+          throw unauthenticated;
+        }
+        return { principal, headers: exposedHeaders(request) };
+      };
+      let result: ReturnType<Authenticator>;
+      try {
+        result = auth.authenticate(request);
+      } catch (err) {
+        return failed(err);
       }
-      if (principal === undefined || principal === null) throw unauthenticated;
-      if (!validPrincipal(principal)) {
-        logger.warn('auth.invalid_principal', { path: request.path, reason: 'the authenticator returned a principal without a non-empty string id' });
-        throw unauthenticated;
-      }
-      return { principal, headers: exposedHeaders(request) };
+      return result instanceof Promise ? result.then(callerOf, failed) : callerOf(result);
     },
 
     async authorize(caller, operation, request) {

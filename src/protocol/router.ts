@@ -7,7 +7,7 @@ import type { AuthGate } from '../auth/gate.js';
 import type { Caller } from '../auth/types.js';
 import type { Logger } from '../log.js';
 import { isUtf8 } from 'node:buffer';
-import { a2aError, shown, type A2AError } from './errors.js';
+import { a2aError, isA2AError, shown, type A2AError } from './errors.js';
 import { bodyTooDeep, ENVELOPE_LEVELS } from './json-depth.js';
 import { createJsonRpcHandler, jsonRpcErrorReply } from './jsonrpc.js';
 import type { Operations } from './operations.js';
@@ -92,12 +92,13 @@ export function createRouter(ops: Operations, logger: Logger, limits: RouterLimi
   const rest = createRestHandler(ops, logger, gate);
 
   /** With auth on: the caller of an A2A request, or the 401/503 it is answered with. */
-  const authenticate = async (incoming: IncomingRequest): Promise<{ caller: Caller | undefined } | { error: A2AError }> => {
-    if (!gate) return { caller: undefined };
+  const authenticate = (gate: AuthGate, incoming: IncomingRequest): Caller | A2AError | Promise<Caller | A2AError> => {
+    const refused = (err: unknown) => toA2AError(err, logger, 'authenticate');
     try {
-      return { caller: await gate.authenticate(incoming) };
+      const caller = gate.authenticate(incoming);
+      return caller instanceof Promise ? caller.catch(refused) : caller;
     } catch (err) {
-      return { error: toA2AError(err, logger, 'authenticate') };
+      return refused(err);
     }
   };
 
@@ -117,9 +118,14 @@ export function createRouter(ops: Operations, logger: Logger, limits: RouterLimi
 
     if (isRpc) {
       if (!parsed.ok) return jsonRpcErrorReply(null, parsed.error);
-      const auth = await authenticate(incoming);
-      if ('error' in auth) return jsonRpcErrorReply(rpc.idOf(parsed.value), auth.error);
-      return rpc.handle(parsed.value, { request: incoming, caller: auth.caller, baseUrl: req.baseUrl, lastEventId: req.headers['last-event-id'] });
+      let caller: Caller | undefined;
+      if (gate) {
+        let auth = authenticate(gate, incoming);
+        if (auth instanceof Promise) auth = await auth;
+        if (isA2AError(auth)) return jsonRpcErrorReply(rpc.idOf(parsed.value), auth);
+        caller = auth;
+      }
+      return rpc.handle(parsed.value, { request: incoming, caller, baseUrl: req.baseUrl, lastEventId: req.headers['last-event-id'] });
     }
     if (req.method === 'GET' && (CARD_PATHS.has(req.path) || req.path === '/')) {
       // `GET {card.url}` (our `/`) also answers the card (wire reference §4.1).
@@ -128,9 +134,10 @@ export function createRouter(ops: Operations, logger: Logger, limits: RouterLimi
     if (req.path.startsWith('/v1/')) {
       let caller: Caller | undefined;
       if (gate && !PUBLIC_REST_PATHS.has(req.path)) {
-        const auth = await authenticate(incoming);
-        if ('error' in auth) return restError(auth.error);
-        caller = auth.caller;
+        let auth = authenticate(gate, incoming);
+        if (auth instanceof Promise) auth = await auth;
+        if (isA2AError(auth)) return restError(auth);
+        caller = auth;
       }
       if (!parsed.ok) return restError(parsed.error);
       const segments = segmentsOf(req.path.slice('/v1/'.length));
