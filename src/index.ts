@@ -54,6 +54,7 @@ export { safeEqual, bearerToken } from './auth/credentials.js';
 export { bearerAuth, type BearerAuthOptions } from './auth/bearer.js';
 export { apiKeyAuth, type ApiKeyAuthOptions } from './auth/api-key.js';
 export { anyAuth } from './auth/any.js';
+export { jwtAuth, type JwtAuthOptions, type JwtCardScheme } from './auth/jwt.js';
 export type {
   AgentAuth,
   AuthMethod,

@@ -3,8 +3,11 @@
  * `authorize`, API keys and several methods at once, what the handler learns about its caller,
  * authenticators that fail, declarations refused at start-up, and secrets kept out of logs.
  */
+import { createServer as createHttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { anyAuth, apiKeyAuth, bearerAuth, createServer, defineAgent, unavailable, type AgentAuth, type AgentDefinition } from '../../src/index.js';
+import { anyAuth, apiKeyAuth, bearerAuth, createServer, defineAgent, jwtAuth, unavailable, type AgentAuth, type AgentDefinition } from '../../src/index.js';
 import authAgent from '../../examples/auth-agent.js';
 import scenarioAgent from '../../examples/scenario-agent.js';
 import { TRANSPORTS, userMessage, type Json } from '../support/a2a.js';
@@ -151,6 +154,40 @@ describe('API keys, several methods, and what the handler sees', () => {
     // Carol's task is not dave's.
     const get = await rpc(server.url, 'tasks/get', { id: byKey.body.result.id }, { authorization: 'Bearer dave-token' });
     expect(get.body.error.code).toBe(-32001);
+  });
+});
+
+describe('JWT bearer tokens from a JWKS on 127.0.0.1, through the server', () => {
+  it('a valid token is its subject; an expired one is 401 on both transports; no key server is 503', async () => {
+    const key = await generateKeyPair('ES256');
+    const jwk = { ...(await exportJWK(key.publicKey)), kid: 'k1', alg: 'ES256' };
+    const jwks = createHttpServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [jwk] })));
+    await new Promise<void>((resolve) => jwks.listen(0, '127.0.0.1', resolve));
+    const jwksUrl = `http://127.0.0.1:${(jwks.address() as AddressInfo).port}/jwks.json`;
+    const token = (sub: string, exp: number) =>
+      new SignJWT({ sub, aud: 'a2actor', exp }).setProtectedHeader({ alg: 'ES256', kid: 'k1' }).sign(key.privateKey);
+    const later = Math.floor(Date.now() / 1000) + 300;
+    const agent = (url: string) =>
+      defineAgent({ ...authAgent, auth: jwtAuth({ jwksUrl: url, audience: 'a2actor', jwksTimeoutMs: 1000 }) });
+    const server = await startServer({ agent: agent(jwksUrl) });
+    const down = await startServer({ agent: agent('http://127.0.0.1:1/jwks.json') });
+    try {
+      const card = (await (await fetch(`${server.url}/.well-known/agent-card.json`)).json()) as Json;
+      expect(card.securitySchemes).toEqual({ bearer: { type: 'http', scheme: 'Bearer', bearerFormat: 'JWT' } });
+      const ok = await rpc(server.url, 'message/send', { message: userMessage('whoami') }, { authorization: `Bearer ${await token('carol', later)}` });
+      expect(ok.body.result.artifacts[0].parts[0].text).toBe('you are carol');
+      const expired = `Bearer ${await token('carol', later - 3600)}`;
+      expect((await rpc(server.url, 'tasks/list', {}, { authorization: expired })).status).toBe(401);
+      expect((await fetch(`${server.url}/v1/tasks`, { headers: { authorization: expired } })).status).toBe(401);
+      const unreachable = await rpc(down.url, 'tasks/list', {}, { authorization: `Bearer ${await token('carol', later)}` });
+      expect(unreachable.status).toBe(503);
+      expect(unreachable.body.error.message).toMatch(/key server \(JWKS\)/);
+      expect((await fetch(`${down.url}/v1/tasks`, { headers: { authorization: `Bearer ${await token('carol', later)}` } })).status).toBe(503);
+    } finally {
+      await server.stop();
+      await down.stop();
+      await new Promise<void>((resolve) => jwks.close(() => resolve()));
+    }
   });
 });
 
