@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import { DEFAULT_POLL_SECONDS, POLL_CHOICES, TURN_POLL_MS } from './page/constants.js';
 import { PAGE_BODY } from './page/markup.js';
 import { SCRIPT_API } from './page/script-api.js';
+import { SCRIPT_AUTH } from './page/script-auth.js';
 import { SCRIPT_BOOT } from './page/script-boot.js';
 import { SCRIPT_CHAT } from './page/script-chat.js';
 import { SCRIPT_DASHBOARD } from './page/script-dashboard.js';
@@ -31,7 +32,7 @@ export function buildChatPage(): ChatPage {
     `const TURN_POLL_MS = ${JSON.stringify(TURN_POLL_MS)};`,
   ].join('\n');
   // One function scope keeps every name out of `window`.
-  const script = `\n(function () {\n'use strict';\n${constants}\n${[SCRIPT_API, SCRIPT_RENDER, SCRIPT_CHAT, SCRIPT_DASHBOARD, SCRIPT_BOOT].join('\n')}\n})();\n`;
+  const script = `\n(function () {\n'use strict';\n${constants}\n${[SCRIPT_AUTH, SCRIPT_API, SCRIPT_RENDER, SCRIPT_CHAT, SCRIPT_DASHBOARD, SCRIPT_BOOT].join('\n')}\n})();\n`;
   const html = `<!doctype html>
 <html lang="en">
 <head>

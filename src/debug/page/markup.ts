@@ -9,6 +9,13 @@ const pollOptions = POLL_CHOICES.map((s) => `<option value="${s}">${s} s</option
 export const PAGE_BODY = `
 <header class="top">
   <h1>a2actor <span>debug chat</span></h1>
+  <form id="auth-form" class="auth" hidden autocomplete="off">
+    <label for="auth-secret" id="auth-label">Credential</label>
+    <input id="auth-secret" type="password" spellcheck="false">
+    <button id="auth-use" type="submit">Use</button>
+    <button id="auth-clear" type="button">Clear</button>
+    <span id="auth-status" role="status"></span>
+  </form>
   <span id="chat-mode" class="mode">loading the agent card…</span>
 </header>
 <main class="layout">

@@ -10,9 +10,10 @@ export const SCRIPT_API = String.raw`
 var JSON_HEADERS = { 'Content-Type': 'application/json', Accept: 'application/json', 'A2A-Version': '0.3' };
 var rpcSeq = 0;
 
-function A2AFailure(message, code) {
+function A2AFailure(message, code, status) {
   var err = new Error(code === undefined ? message : message + ' (code ' + code + ')');
   err.code = code;
+  err.status = status;
   return err;
 }
 
@@ -26,15 +27,15 @@ async function readJson(res) {
   }
 }
 
-function rpcFailure(error) {
-  return A2AFailure(String(error.message || 'JSON-RPC error'), error.code);
+function rpcFailure(error, status) {
+  return A2AFailure(String(error.message || 'JSON-RPC error'), error.code, status);
 }
 
 // REST errors are {code, message, ...}; an error after an SSE stream started is {error: {...}}.
 function restFailure(status, body) {
   var e = body && typeof body.error === 'object' && body.error ? body.error : body;
   var message = e && typeof e.message === 'string' ? e.message : 'HTTP ' + status;
-  return A2AFailure(message, e && typeof e.code === 'number' ? e.code : undefined);
+  return A2AFailure(message, e && typeof e.code === 'number' ? e.code : undefined, status);
 }
 
 function rpcBody(method, params) {
@@ -43,17 +44,19 @@ function rpcBody(method, params) {
 }
 
 async function rpc(method, params) {
-  var res = await fetch('./', { method: 'POST', headers: JSON_HEADERS, body: rpcBody(method, params) });
+  var res = await fetch('./', { method: 'POST', headers: withCredentials(JSON_HEADERS), body: rpcBody(method, params) });
+  noteAuthAnswer(res.status);
   var body = await readJson(res);
-  if (body && body.error) throw rpcFailure(body.error);
+  if (body && body.error) throw rpcFailure(body.error, res.status);
   if (!res.ok || !body) throw A2AFailure('HTTP ' + res.status);
   return body.result;
 }
 
 async function rest(method, path, payload) {
-  var init = { method: method, headers: JSON_HEADERS };
+  var init = { method: method, headers: withCredentials(JSON_HEADERS) };
   if (payload !== undefined) init.body = JSON.stringify(payload);
   var res = await fetch(path, init);
+  noteAuthAnswer(res.status);
   var body = await readJson(res);
   if (!res.ok) throw restFailure(res.status, body);
   return body;
@@ -97,17 +100,18 @@ function createClient(transport) {
     // Calls onEvent with each Task, Message, status-update or artifact-update until the server
     // closes the stream.
     stream: async function (message, onEvent) {
-      var headers = Object.assign({}, JSON_HEADERS, { Accept: 'text/event-stream' });
+      var headers = withCredentials(Object.assign({}, JSON_HEADERS, { Accept: 'text/event-stream' }));
       var res = await fetch(jsonrpc ? './' : 'v1/message:stream', {
         method: 'POST',
         headers: headers,
         body: jsonrpc ? rpcBody('message/stream', { message: message }) : JSON.stringify({ message: message }),
       });
+      noteAuthAnswer(res.status);
       var type = res.headers.get('content-type') || '';
       if (type.indexOf('text/event-stream') !== 0) {
         // Errors found before the stream starts are plain JSON.
         var body = await readJson(res);
-        if (jsonrpc && body && body.error) throw rpcFailure(body.error);
+        if (jsonrpc && body && body.error) throw rpcFailure(body.error, res.status);
         throw restFailure(res.status, body);
       }
       var reader = res.body.getReader();

@@ -72,6 +72,7 @@ async function boot() {
   var streaming = Boolean(card.capabilities && card.capabilities.streaming);
   var client = createClient(transport);
   renderSidebar(card, transport, streaming);
+  setupAuth(card, function () { void refreshDashboard(); });
   chat.onTurnEnd = function () { void refreshDashboard(); };
   startChat(client, streaming);
   startDashboard(client);

@@ -52,7 +52,11 @@ async function refreshOnce() {
     if (dash.selected) renderDetail(await dash.client.getTask(dash.selected));
     $('dash-status').textContent = '';
   } catch (err) {
-    $('dash-status').textContent = 'refresh failed: ' + (err && err.message ? err.message : String(err));
+    var status = err && err.status;
+    $('dash-status').textContent =
+      status === 401 ? 'authentication required: enter a ' + (auth.label || 'credential') + ' above'
+      : status === 403 ? 'not allowed to list tasks'
+      : 'refresh failed: ' + (err && err.message ? err.message : String(err));
   }
 }
 

@@ -18,6 +18,11 @@ pre { margin: 0; font: 12px/1.4 ui-monospace, SFMono-Regular, Menlo, Consolas, m
 .top { display: flex; align-items: center; gap: 12px; padding: 8px 16px; background: #1d2329; color: #fff; }
 .top h1 span { font-weight: 400; color: #aab4be; }
 .mode { margin-left: auto; font-size: 12px; color: #cfd6dd; }
+.auth { display: flex; align-items: center; gap: 6px; font-size: 12px; }
+.auth[hidden] { display: none; }
+.auth input { font: inherit; width: 180px; padding: 2px 6px; border-radius: 4px; border: 1px solid #56606a; }
+.auth button { font: inherit; padding: 2px 8px; border-radius: 4px; border: 1px solid #56606a; background: #2b333b; color: #fff; cursor: pointer; }
+#auth-status.auth-needed { color: #ffcc80; } #auth-status.auth-ok { color: #a5d6a7; }
 .layout { flex: 1; min-height: 0; display: grid; grid-template-columns: 260px minmax(320px, 1fr) minmax(360px, 1.1fr); gap: 8px; padding: 8px; }
 .panel { background: var(--panel); border: 1px solid var(--line); border-radius: 6px; min-height: 0; display: flex; flex-direction: column; overflow: hidden; }
 #agent-info { padding: 12px; overflow: auto; display: block; }
