@@ -83,9 +83,9 @@ describe.skipIf(NO_BROWSER)('the /chat page with bearer auth, in Chromium', () =
         expect(new Set(sinceToken)).toEqual(new Set(['Bearer alice-token']));
 
         // Session storage only, and never shown on the page.
-        expect(await page.evaluate(() => JSON.stringify(localStorage))).not.toContain('alice-token');
-        expect(await page.evaluate(() => Object.values(sessionStorage))).toContain('alice-token');
-        expect(await page.evaluate(() => document.body.innerText)).not.toContain('alice-token');
+        expect(await page.evaluate<string>('JSON.stringify(localStorage)')).not.toContain('alice-token');
+        expect(await page.evaluate<string[]>('Object.values(sessionStorage)')).toContain('alice-token');
+        expect(await page.evaluate<string>('document.body.innerText')).not.toContain('alice-token');
         expect(page.url()).not.toContain('alice-token');
 
         // A reload keeps it for this tab: the dashboard loads at once, no error on the page.
