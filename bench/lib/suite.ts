@@ -19,6 +19,7 @@ import { machineInfo, type MachineInfo } from './proc.js';
 import { SERVER_LABEL } from './report.js';
 import type { LoadSpec, RequestTemplate, ServerKind, WorkloadId } from './types.js';
 import { BENCH_BEARER_TOKEN, RUN_ORDER, WORKLOADS, requests } from './workloads.js';
+import { authCostNote, measureAuthCost } from './auth-cost.js';
 
 export type Outcome = 'measured' | 'skipped' | 'failed' | 'not-yet-measured';
 
@@ -61,7 +62,7 @@ export interface Row {
   vsPeer?: number;
   /** Ours over the peer: server CPU per unit. */
   cpuVsPeer?: number;
-  /** `auth` rows: CPU µs per unit over the memory server's in the same run. */
+  /** The `auth` W1 row: CPU µs per task bearer auth adds (bench/lib/auth-cost.ts, interleaved rounds). */
   authCostMicros?: number;
   /** req/s over the raw-uWS ceiling for the same method. */
   ofCeiling?: number;
@@ -264,11 +265,6 @@ export function compare(rows: Row[]): Row[] {
       }
       if (peer.cpuMicrosPerUnit && row.cpuMicrosPerUnit !== undefined) out.cpuVsPeer = round(row.cpuMicrosPerUnit / peer.cpuMicrosPerUnit, 2);
     }
-    // What bearer auth adds: the same workload on the same server without it, in the same run.
-    const plain = row.server === 'auth' ? measuredRow(rows, row.workload, 'memory') : undefined;
-    if (plain?.cpuMicrosPerUnit !== undefined && row.cpuMicrosPerUnit !== undefined) {
-      out.authCostMicros = round(row.cpuMicrosPerUnit - plain.cpuMicrosPerUnit, 1);
-    }
     return out;
   });
 }
@@ -386,6 +382,18 @@ export async function runSuite(opts: BenchOptions, log: (line: string) => void =
           if (server.pids.length > 1) notes.push(`profile: ${SERVER_LABEL[kind]} is the first of its ${server.pids.length} replicas (pid ${server.pids[0]}), which served its share of the load`);
           log(`  ${kind}: CPU profile ${relative(ROOT, path)}`);
         }
+      }
+    }
+    // What auth costs, measured apart: a single pair of W1 windows cannot resolve it (auth-cost.ts).
+    if (build !== undefined && opts.profile === undefined && opts.servers.includes('memory') && opts.servers.includes('auth') && opts.workloads.includes('W1')) {
+      try {
+        const cost = await measureAuthCost(build, opts, opts.quick ? 2 : 4, join(temp, 'auth-cost.db'));
+        log(`bearer auth cost: ${cost.costMicros} µs CPU per task (auth ${cost.auth.join(', ')}; mem ${cost.memory.join(', ')})`);
+        const row = rows.find((r) => r.workload === 'W1' && r.server === 'auth' && r.outcome === 'measured');
+        if (row) row.authCostMicros = cost.costMicros;
+        notes.push(authCostNote(cost));
+      } catch (err) {
+        notes.push(err instanceof Error ? err.message : String(err));
       }
     }
     // After every server has stopped, from the same build: nothing else runs beside it.
