@@ -100,7 +100,13 @@ export default defineAgent({
         const n = number(rest[0], 5, 10_000);
         for (let i = 1; i <= n; i++) {
           if (ctx.signal.aborted) return;
-          ctx.artifact({ artifactId: 'stream', name: 'stream', parts: [{ kind: 'text', text: `chunk ${i}\n` }], append: i > 1, lastChunk: i === n });
+          ctx.artifact({
+            artifactId: 'stream',
+            name: 'stream',
+            parts: [{ kind: 'text', text: `chunk ${i}\n` }],
+            append: i > 1,
+            lastChunk: i === n,
+          });
           if (i < n) await sleep(10, ctx.signal);
         }
         return ctx.complete();

@@ -2,7 +2,7 @@
  * The agent author's API: one async handler plus the card it is described by.
  */
 import type { AgentAuth, IncomingRequest, Principal, SecurityRequirement, SecurityScheme } from './auth/types.js';
-import type { Artifact, Message, Part, Task } from './protocol/schemas.js';
+import type { Artifact, Message, Part, Task } from './a2a/schemas.js';
 
 export type { IncomingRequest };
 

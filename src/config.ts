@@ -4,16 +4,14 @@
  */
 import { z } from 'zod';
 
-const bool = z
-  .union([z.boolean(), z.string()])
-  .transform((v, ctx) => {
-    if (typeof v === 'boolean') return v;
-    const s = v.trim().toLowerCase();
-    if (['1', 'true', 'yes', 'on'].includes(s)) return true;
-    if (['0', 'false', 'no', 'off', ''].includes(s)) return false;
-    ctx.addIssue({ code: 'custom', message: `not a boolean: ${v}` });
-    return z.NEVER;
-  });
+const bool = z.union([z.boolean(), z.string()]).transform((v, ctx) => {
+  if (typeof v === 'boolean') return v;
+  const s = v.trim().toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(s)) return true;
+  if (['0', 'false', 'no', 'off', ''].includes(s)) return false;
+  ctx.addIssue({ code: 'custom', message: `not a boolean: ${v}` });
+  return z.NEVER;
+});
 const num = z.coerce.number().finite();
 const list = z
   .union([z.array(z.string()), z.string()])
@@ -33,7 +31,10 @@ export const SettingsSchema = z.object({
    * `memory` (one process), or `redis://…`: the event log, task leases and cancel signals that
    * several replicas share.
    */
-  events: z.string().regex(/^(memory|rediss?:\/\/.+)$/, 'use "memory" or "redis://host:port"').default('memory'),
+  events: z
+    .string()
+    .regex(/^(memory|rediss?:\/\/.+)$/, 'use "memory" or "redis://host:port"')
+    .default('memory'),
   /** Seconds a task stays claimed by a replica that stopped renewing (died). */
   leaseTtl: num.positive().default(15),
   debug: bool.default(false),
@@ -45,7 +46,11 @@ export const SettingsSchema = z.object({
   /** Capability switches: can only turn off what the agent declares. */
   streaming: bool.default(true),
   pushNotifications: bool.default(true),
-  maxBodyBytes: z.coerce.number().int().min(1024).default(10 * 1024 * 1024),
+  maxBodyBytes: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(10 * 1024 * 1024),
   /** Levels free-form client JSON (metadata, data parts) may nest (README "Security notes"). */
   maxJsonDepth: z.coerce.number().int().min(1).max(1000).default(64),
   blockingTimeout: num.positive().default(30),
@@ -61,7 +66,11 @@ export const SettingsSchema = z.object({
   /** Seconds between `: ping` comments on an open SSE stream. */
   sseHeartbeat: num.positive().default(15),
   /** Bytes a slow SSE reader may leave waiting before its stream is closed (it resumes with Last-Event-ID). */
-  sseMaxBufferedBytes: z.coerce.number().int().min(1024).default(1024 * 1024),
+  sseMaxBufferedBytes: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(1024 * 1024),
   pushMaxRetries: z.coerce.number().int().min(1).default(3),
   pushRetryDelay: num.min(0).default(1),
   pushTimeout: num.positive().default(10),

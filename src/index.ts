@@ -20,13 +20,13 @@ export { testAgent, A2ARequestError, type AgentTestClient, type SendOptions } fr
 export { resolveSettings, envNameOf, type Settings } from './config.js';
 export { guardProcess, type ProcessGuardOptions } from './process-guard.js';
 export { createLogger, type Logger } from './log.js';
-export { A2AError, ERRORS, isA2AError } from './protocol/errors.js';
+export { A2AError, ERRORS, isA2AError } from './a2a/errors.js';
 export { MemoryTaskStore } from './store/memory.js';
 export { SqliteTaskStore } from './store/sqlite.js';
 export { openStore } from './store/open.js';
 export type { TaskStore, TaskListQuery, TaskPage } from './store/types.js';
 export { MemoryEventLog, type TaskEventLog } from './runtime/event-log.js';
-export * from './protocol/schemas.js';
+export * from './a2a/schemas.js';
 export {
   taskMachine,
   TASK_STATES,
@@ -42,7 +42,7 @@ export {
   type TaskMachineInput,
 } from '../machines/task.machine.js';
 
-import { A2AError, ERRORS } from './protocol/errors.js';
+import { A2AError, ERRORS } from './a2a/errors.js';
 /** Thrown by an extended-card provider to answer 401 (with `WWW-Authenticate`). */
 export const unauthenticated = (realm = 'a2a'): A2AError =>
   new A2AError(ERRORS.unauthenticated, undefined, undefined, { 'WWW-Authenticate': `Bearer realm="${realm}"` });

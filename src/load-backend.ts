@@ -7,7 +7,7 @@ export async function loadBackend<T>(load: () => Promise<T>, pkg: string, what: 
     return await load();
   } catch (err) {
     if ((err as { code?: unknown }).code === 'ERR_MODULE_NOT_FOUND' && String((err as Error).message).includes(`'${pkg}'`)) {
-      throw new Error(`${what} needs the "${pkg}" package: npm install ${pkg}`);
+      throw new Error(`${what} needs the "${pkg}" package: npm install ${pkg}`, { cause: err });
     }
     throw err;
   }

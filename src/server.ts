@@ -15,11 +15,11 @@ import { createOperations } from './protocol/operations.js';
 import { createRouter } from './protocol/router.js';
 import { PushConfigs } from './push/configs.js';
 import { PushDispatcher, type PushStats } from './push/dispatcher.js';
-import { MemoryEventLog, type TaskEventLog } from './runtime/event-log.js';
+import type { TaskEventLog } from './runtime/event-log.js';
 import { TaskService } from './runtime/task-service.js';
 import { openStore } from './store/open.js';
 import { openCoordinator, openEventLog } from './cluster/open.js';
-import type { Coordinator } from './cluster/coordinator.js';
+import type { Coordinator } from './runtime/coordinator.js';
 import type { TaskStore } from './store/types.js';
 
 export interface CreateServerOptions extends Partial<SettingsInput> {
@@ -99,10 +99,22 @@ function withoutCredentials(spec: string): string {
 
 /** A backend that failed at start-up, named with its URL (credentials left out). */
 const backendError = (what: string, spec: string, err: unknown): Error =>
-  new Error(`the ${what} ${withoutCredentials(spec)} could not be opened: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+  new Error(`the ${what} ${withoutCredentials(spec)} could not be opened: ${err instanceof Error ? err.message : String(err)}`, {
+    cause: err,
+  });
 
 export async function createServer(options: CreateServerOptions): Promise<A2AServer> {
-  const { agent, taskStore, eventLog, coordinator: givenCoordinator, logger: givenLogger, env, inspector, rawRoutes, ...overrides } = options;
+  const {
+    agent,
+    taskStore,
+    eventLog,
+    coordinator: givenCoordinator,
+    logger: givenLogger,
+    env,
+    inspector,
+    rawRoutes,
+    ...overrides
+  } = options;
   const settings = resolveSettings(overrides, env);
   const logger = givenLogger ?? createLogger(settings.logLevel);
   // Checked before anything opens: a declaration the card could not honour stops here.
@@ -117,10 +129,12 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
   } catch (err) {
     throw backendError('store', settings.store, err);
   }
-  const events = eventLog ?? (await openEventLog(settings, logger).catch(async (err: unknown) => {
-    await store.close();
-    throw backendError('event log', settings.events, err);
-  }));
+  const events =
+    eventLog ??
+    (await openEventLog(settings, logger).catch(async (err: unknown) => {
+      await store.close();
+      throw backendError('event log', settings.events, err);
+    }));
   let coordinator: Coordinator;
   try {
     coordinator = givenCoordinator ?? (await openCoordinator(settings.events, settings.leaseTtl, logger));

@@ -10,7 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { AgentDefinition } from './agent.js';
-import type { Message, MessageSendConfiguration, StreamEvent, Task } from './protocol/schemas.js';
+import type { Message, MessageSendConfiguration, StreamEvent, Task } from './a2a/schemas.js';
 import { createServer, type A2AServer, type CreateServerOptions } from './server.js';
 
 /** An A2A error answer, with its JSON-RPC code (-32001 task not found, …). */
@@ -49,7 +49,10 @@ export interface AgentTestClient {
 
 type RpcAnswer = { result?: unknown; error?: { code: number; message: string; data?: unknown } };
 
-export async function testAgent(agent: AgentDefinition, options: Partial<Omit<CreateServerOptions, 'agent'>> = {}): Promise<AgentTestClient> {
+export async function testAgent(
+  agent: AgentDefinition,
+  options: Partial<Omit<CreateServerOptions, 'agent'>> = {},
+): Promise<AgentTestClient> {
   const server = await createServer({ host: '127.0.0.1', port: 0, store: 'memory', logLevel: 'silent', env: {}, ...options, agent });
   let ids = 0;
 
@@ -59,7 +62,11 @@ export async function testAgent(agent: AgentDefinition, options: Partial<Omit<Cr
     return answer.result;
   };
   const call = async (method: string, params: unknown): Promise<unknown> => {
-    const res = await fetch(`${server.url}/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: body(method, params) });
+    const res = await fetch(`${server.url}/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: body(method, params),
+    });
     return answerOf((await res.json()) as RpcAnswer);
   };
   const sendParams = (content: string | Message['parts'], opts: SendOptions) => ({
@@ -86,13 +93,15 @@ export async function testAgent(agent: AgentDefinition, options: Partial<Omit<Cr
       });
       const text = await res.text();
       // A refusal before the stream (streaming off) is a plain JSON answer.
-      if (!(res.headers.get('content-type') ?? '').startsWith('text/event-stream')) return [answerOf(JSON.parse(text) as RpcAnswer) as StreamEvent];
+      if (!(res.headers.get('content-type') ?? '').startsWith('text/event-stream'))
+        return [answerOf(JSON.parse(text) as RpcAnswer) as StreamEvent];
       return text
         .split('\n')
         .filter((line) => line.startsWith('data: '))
         .map((line) => answerOf(JSON.parse(line.slice('data: '.length)) as RpcAnswer) as StreamEvent);
     },
-    get: async (taskId, historyLength) => (await call('tasks/get', { id: taskId, ...(historyLength === undefined ? {} : { historyLength }) })) as Task,
+    get: async (taskId, historyLength) =>
+      (await call('tasks/get', { id: taskId, ...(historyLength === undefined ? {} : { historyLength }) })) as Task,
     cancel: async (taskId) => (await call('tasks/cancel', { id: taskId })) as Task,
     close: () => server.close(),
   };

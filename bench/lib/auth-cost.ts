@@ -53,7 +53,8 @@ export async function measureAuthCost(build: ServerBuild, opts: BenchOptions, ro
           ...(kind === 'auth' ? { headers: { authorization: `Bearer ${BENCH_BEARER_TOKEN}` } } : {}),
         };
         const m = await generator.run(spec, server);
-        if (m.result.errors > 0 || m.result.requests === 0) throw new Error(`auth cost: ${kind} W1 round ${i + 1} had ${m.result.errors} errors`);
+        if (m.result.errors > 0 || m.result.requests === 0)
+          throw new Error(`auth cost: ${kind} W1 round ${i + 1} had ${m.result.errors} errors`);
         samples[kind].push(round1(m.serverCpuMicros / m.result.requests));
       }
     }

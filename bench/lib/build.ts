@@ -42,7 +42,12 @@ export async function buildServer(): Promise<ServerBuild> {
         (err, stdout, stderr) => {
           // tsc prints its diagnostics on stdout. A checkout that does not type-check is not
           // what production would run, so the bench refuses it rather than measuring it.
-          if (err) reject(new Error(`tsc -p ${relative(ROOT, TSCONFIG)} failed (${err.killed ? 'timed out' : `exit ${String(err.code)}`}):\n${`${stdout}${stderr}`.trim().slice(0, 4000)}`));
+          if (err)
+            reject(
+              new Error(
+                `tsc -p ${relative(ROOT, TSCONFIG)} failed (${err.killed ? 'timed out' : `exit ${String(err.code)}`}):\n${`${stdout}${stderr}`.trim().slice(0, 4000)}`,
+              ),
+            );
           else resolve();
         },
       );

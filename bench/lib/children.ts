@@ -40,7 +40,13 @@ function forkChild(file: string, args: string[], execArgv: string[]): ChildProce
 }
 
 /** Waits for the first IPC message that `pick` accepts, or fails on exit or timeout. */
-function nextMessage<M, T>(child: ChildProcess, pick: (m: M) => T | undefined, timeoutMs: number, what: string, tail: () => string): Promise<T> {
+function nextMessage<M, T>(
+  child: ChildProcess,
+  pick: (m: M) => T | undefined,
+  timeoutMs: number,
+  what: string,
+  tail: () => string,
+): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const done = () => {
       clearTimeout(timer);
@@ -207,7 +213,8 @@ export async function startServerProcess(kind: ServerKind, sqlitePath: string, o
     file = join(ROOT, spec.source);
     execArgv = TSX_ARGV;
   }
-  const commandLine = (argv: string[]) => `node ${argv.map((a) => (a.startsWith('--cpu-prof-dir=') ? '--cpu-prof-dir=…' : a)).join(' ')} ${relative(ROOT, file)}`;
+  const commandLine = (argv: string[]) =>
+    `node ${argv.map((a) => (a.startsWith('--cpu-prof-dir=') ? '--cpu-prof-dir=…' : a)).join(' ')} ${relative(ROOT, file)}`;
   const runtime =
     spec.replicas === 1
       ? commandLine([...execArgv, ...profile])
@@ -218,7 +225,8 @@ export async function startServerProcess(kind: ServerKind, sqlitePath: string, o
     const args = spec.args({ sqlitePath, backend });
     // One after another: each replica migrates the shared schema at start-up, so the first one
     // has done it before the second looks. Only the first is profiled: one profile per server.
-    for (let i = 0; i < spec.replicas; i++) replicas.push(await startReplica(kind, file, args, i === 0 ? [...execArgv, ...profile] : execArgv));
+    for (let i = 0; i < spec.replicas; i++)
+      replicas.push(await startReplica(kind, file, args, i === 0 ? [...execArgv, ...profile] : execArgv));
   } catch (err) {
     await Promise.all(replicas.map((r) => r.stop()));
     await backend?.close().catch(() => {});
@@ -231,7 +239,10 @@ export async function startServerProcess(kind: ServerKind, sqlitePath: string, o
     pids: replicas.map((r) => r.pid),
     url: first.url,
     urls: replicas.map((r) => r.url),
-    description: replicas.length > 1 ? `${replicas.length} replicas (${replicas.map((r) => new URL(r.url).port).join(', ')}) of ${first.description}` : first.description,
+    description:
+      replicas.length > 1
+        ? `${replicas.length} replicas (${replicas.map((r) => new URL(r.url).port).join(', ')}) of ${first.description}`
+        : first.description,
     runtime,
     ...(backend ? { backendPids: () => backend.processes() } : {}),
     async settle() {
@@ -326,7 +337,9 @@ export function startGenerator(): GeneratorProcess {
           serverRssBytes: rssAtEnd,
           // A database process that started inside the window (a new connection's backend) counts
           // from zero; one that ended inside it is lost, which leaves the figure a lower bound.
-          ...(backendAtEnd.size > 0 ? { backendCpuMicros: sum([...backendAtEnd].map(([pid, cpu]) => cpu - (backendAtStart.get(pid) ?? 0))) } : {}),
+          ...(backendAtEnd.size > 0
+            ? { backendCpuMicros: sum([...backendAtEnd].map(([pid, cpu]) => cpu - (backendAtStart.get(pid) ?? 0))) }
+            : {}),
         };
       } finally {
         child.off('message', onEdge);

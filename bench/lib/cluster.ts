@@ -43,7 +43,11 @@ export interface ClusterBackend {
 const reason = (err: unknown): string => (err instanceof Error ? err.message || err.name : String(err));
 
 async function withPostgres<T>(use: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: CLUSTER_POSTGRES_URL, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, query_timeout: QUERY_TIMEOUT_MS });
+  const client = new pg.Client({
+    connectionString: CLUSTER_POSTGRES_URL,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    query_timeout: QUERY_TIMEOUT_MS,
+  });
   // A connection lost mid-use surfaces through the failing query; the event must not crash us.
   client.on('error', () => {});
   try {
@@ -139,7 +143,10 @@ export async function openClusterBackend(): Promise<ClusterBackend> {
     schema,
     store: `${CLUSTER_POSTGRES_URL}?schema=${schema}`,
     events: CLUSTER_REDIS_URL,
-    processes: () => [...(postmaster === undefined ? [] : [postmaster, ...childrenOf(postmaster)]), ...(redis === undefined ? [] : [redis])],
+    processes: () => [
+      ...(postmaster === undefined ? [] : [postmaster, ...childrenOf(postmaster)]),
+      ...(redis === undefined ? [] : [redis]),
+    ],
     async close() {
       if (closed) return;
       closed = true;

@@ -60,7 +60,12 @@ const positive = (name: string, raw: string | undefined, fallback: number, integ
   return value;
 };
 
-function listOf<T extends string>(name: string, raw: string | undefined, allowed: readonly T[], aliases: Readonly<Record<string, T>> = {}): T[] {
+function listOf<T extends string>(
+  name: string,
+  raw: string | undefined,
+  allowed: readonly T[],
+  aliases: Readonly<Record<string, T>> = {},
+): T[] {
   if (raw === undefined) return [...allowed];
   const picked = raw
     .split(',')
@@ -68,7 +73,8 @@ function listOf<T extends string>(name: string, raw: string | undefined, allowed
     .filter(Boolean)
     .map((s) => aliases[s] ?? s);
   const wrong = picked.filter((p) => !(allowed as readonly string[]).includes(p));
-  if (wrong.length > 0 || picked.length === 0) throw new OptionsError(`--${name}: unknown "${wrong.join(',')}" (allowed: ${allowed.join(',')})`);
+  if (wrong.length > 0 || picked.length === 0)
+    throw new OptionsError(`--${name}: unknown "${wrong.join(',')}" (allowed: ${allowed.join(',')})`);
   // In the canonical order, whatever order they were given in.
   return allowed.filter((a) => picked.includes(a));
 }
@@ -114,7 +120,10 @@ export function parseOptions(argv: string[], defaultOutDir: string): BenchOption
     tasks: positive('tasks', v.tasks, quick ? 3_000 : 100_000, true),
     fillCapMs: quick ? 15_000 : 120_000,
     servers: listOf('servers', v.servers ?? (profiled ? 'memory' : undefined), SERVER_KINDS, SERVER_ALIASES),
-    workloads: profiled === undefined || workloads.includes(profiled) ? workloads : WORKLOAD_IDS.filter((id) => id === profiled || workloads.includes(id)),
+    workloads:
+      profiled === undefined || workloads.includes(profiled)
+        ? workloads
+        : WORKLOAD_IDS.filter((id) => id === profiled || workloads.includes(id)),
     outDir: v['no-write'] ? undefined : (v.out ?? defaultOutDir),
     profile: profiled,
   };

@@ -73,17 +73,23 @@ const PROGRAM = '(program)';
 const NATIVE = 'native functions (node bindings, a few V8 built-ins)';
 
 export const PROFILE_LEGEND = [
-  'Self time only: a function\'s callees are not in its figure. GC: the main thread\'s share of garbage collection.',
-  '(program): native code with no JS frame on the stack: uWS\'s event loop and HTTP parser, libuv, V8 compiling.',
+  "Self time only: a function's callees are not in its figure. GC: the main thread's share of garbage collection.",
+  "(program): native code with no JS frame on the stack: uWS's event loop and HTTP parser, libuv, V8 compiling.",
   'uWebSockets.js has no JS frames of its own: the native methods our code calls (res.end, cork, writeHeader, ...)',
   'count in the calling function (src/http/), as do most V8 built-ins (JSON.parse, JSON.stringify) in theirs.',
-  'native functions: node\'s C++ bindings (utf8Write, ...) and the few built-ins V8 names on their own.',
+  "native functions: node's C++ bindings (utf8Write, ...) and the few built-ins V8 names on their own.",
 ].join('\n');
 
 function isCpuProfile(value: unknown): value is CpuProfile {
   if (typeof value !== 'object' || value === null) return false;
   const p = value as Record<string, unknown>;
-  return Array.isArray(p.nodes) && Array.isArray(p.samples) && Array.isArray(p.timeDeltas) && typeof p.startTime === 'number' && typeof p.endTime === 'number';
+  return (
+    Array.isArray(p.nodes) &&
+    Array.isArray(p.samples) &&
+    Array.isArray(p.timeDeltas) &&
+    typeof p.startTime === 'number' &&
+    typeof p.endTime === 'number'
+  );
 }
 
 export function readProfile(path: string): CpuProfile {
@@ -149,7 +155,9 @@ function placer(root: string, buildDir: string | undefined): (frame: CallFrame) 
       const entry = map?.findEntry(frame.lineNumber, frame.columnNumber);
       if (entry && 'originalSource' in entry) {
         // tsc writes sources relative to the map's directory.
-        const source = entry.originalSource.startsWith('file:') ? fileURLToPath(entry.originalSource) : resolve(dirname(path), entry.originalSource);
+        const source = entry.originalSource.startsWith('file:')
+          ? fileURLToPath(entry.originalSource)
+          : resolve(dirname(path), entry.originalSource);
         return ownPlace(source, entry.originalLine + 1);
       }
       // No map: still ours, at the compiled position, named as its source would be.
@@ -239,7 +247,13 @@ export function summarizeProfile(path: string, options: SummarizeOptions): Profi
     top: [...functions.values()]
       .sort(byTime)
       .slice(0, options.top ?? 25)
-      .map((f) => ({ name: f.name, location: f.place.location, module: f.place.file ?? f.place.module, selfMs: ms(f.micros), percent: percent(f.micros) })),
+      .map((f) => ({
+        name: f.name,
+        location: f.place.location,
+        module: f.place.file ?? f.place.module,
+        selfMs: ms(f.micros),
+        percent: percent(f.micros),
+      })),
     modules: toModuleTime(modules).map((m) => (m.module === OURS ? { ...m, files: toModuleTime(files) } : m)),
   };
 }
@@ -265,10 +279,12 @@ export function formatProfile(summary: ProfileSummary, label: string, root: stri
   lines.push('  self time per module');
   for (const m of summary.modules) {
     lines.push(`  ${fixed(m.percent).padStart(6)}  ${fixed(m.selfMs).padStart(9)}  ${m.module}`);
-    for (const f of m.files ?? []) lines.push(`  ${''.padStart(6)}  ${fixed(f.percent).padStart(9)}%   ${f.module} (${fixed(f.selfMs)} ms)`);
+    for (const f of m.files ?? [])
+      lines.push(`  ${''.padStart(6)}  ${fixed(f.percent).padStart(9)}%   ${f.module} (${fixed(f.selfMs)} ms)`);
   }
   // Named even when it has no samples of its own: its cost is real, only counted elsewhere.
-  if (!summary.modules.some((m) => m.module === 'uWebSockets.js')) lines.push(`  ${'-'.padStart(6)}  ${'-'.padStart(9)}  uWebSockets.js (no JS frames of its own: see below)`);
+  if (!summary.modules.some((m) => m.module === 'uWebSockets.js'))
+    lines.push(`  ${'-'.padStart(6)}  ${'-'.padStart(9)}  uWebSockets.js (no JS frames of its own: see below)`);
   lines.push('');
   for (const line of PROFILE_LEGEND.split('\n')) lines.push(`  ${line}`);
   return lines.join('\n');

@@ -30,13 +30,17 @@ function noteOf(row: Row): string {
   if (row.memory) {
     const m = row.memory;
     const sign = m.rssGrowthMbPer1k >= 0 ? '+' : '';
-    notes.push(`${sign}${m.rssGrowthMbPer1k.toFixed(2)} MB RSS per 1,000 tasks over ${int(m.tasks)} (heap ${m.heapGrowthMbPer1k >= 0 ? '+' : ''}${m.heapGrowthMbPer1k.toFixed(2)})`);
+    notes.push(
+      `${sign}${m.rssGrowthMbPer1k.toFixed(2)} MB RSS per 1,000 tasks over ${int(m.tasks)} (heap ${m.heapGrowthMbPer1k >= 0 ? '+' : ''}${m.heapGrowthMbPer1k.toFixed(2)})`,
+    );
   }
   if (row.push) notes.push(`${int(row.push.tasks)} tasks, ${row.push.deliveriesPerTask.toFixed(2)} deliveries per task`);
   if (row.storeTasks !== undefined) notes.push(`over ${int(row.storeTasks)} stored tasks`);
   if (row.backendCpuMicrosPerUnit !== undefined) notes.push(`PostgreSQL+Redis CPU ${fixed(row.backendCpuMicrosPerUnit)} µs/unit`);
   if (row.authCostMicros !== undefined) {
-    notes.push(`auth adds ${row.authCostMicros >= 0 ? '+' : ''}${fixed(row.authCostMicros)} µs CPU/task (interleaved, see below; target ≤ +5)${row.authCostMicros <= 5 ? ' ✓' : ''}`);
+    notes.push(
+      `auth adds ${row.authCostMicros >= 0 ? '+' : ''}${fixed(row.authCostMicros)} µs CPU/task (interleaved, see below; target ≤ +5)${row.authCostMicros <= 5 ? ' ✓' : ''}`,
+    );
   }
   if (row.errorSamples?.length) notes.push(`first error: ${row.errorSamples[0]}`);
   // The generator shares the cores: when it is saturated, req/s understates the server.
@@ -44,7 +48,20 @@ function noteOf(row: Row): string {
   return notes.join('; ');
 }
 
-const COLUMNS = ['workload', 'server', 'unit/s', 'p50 ms', 'p99 ms', 'errors', 'CPU µs/unit', 'RSS MB', 'x peer', 'CPU x peer', 'of ceiling', 'note'] as const;
+const COLUMNS = [
+  'workload',
+  'server',
+  'unit/s',
+  'p50 ms',
+  'p99 ms',
+  'errors',
+  'CPU µs/unit',
+  'RSS MB',
+  'x peer',
+  'CPU x peer',
+  'of ceiling',
+  'note',
+] as const;
 /** Numeric columns align right. */
 const RIGHT = new Set<string>(['unit/s', 'p50 ms', 'p99 ms', 'errors', 'CPU µs/unit', 'RSS MB', 'x peer', 'CPU x peer', 'of ceiling']);
 
@@ -56,7 +73,8 @@ export function formatTable(report: BenchReport): string {
       `${options.durationMs / 1000} s windows after ${options.warmupMs / 1000} s warm-up` +
       (options.quick ? ' (--quick: a smoke run, too short to compare numbers)' : ''),
   );
-  for (const [kind, description] of Object.entries(report.servers)) lines.push(`  ${SERVER_LABEL[kind as ServerKind].padEnd(12)}${description}`);
+  for (const [kind, description] of Object.entries(report.servers))
+    lines.push(`  ${SERVER_LABEL[kind as ServerKind].padEnd(12)}${description}`);
   if (report.build) lines.push(`  ${''.padEnd(12)}(ours compiled with tsc in ${report.build.seconds} s into ${report.build.dir})`);
   lines.push('');
 
@@ -96,7 +114,7 @@ export function formatTable(report: BenchReport): string {
   lines.push('');
   lines.push('unit/s: units (tasks, requests, streams, deliveries) completed per second; p50/p99: latency of one unit;');
   lines.push('CPU µs/unit: server user+system CPU (from /proc) per unit; x peer: ours over the peer (W5: RSS growth, lower is better);');
-  lines.push('CPU x peer: our CPU per unit over the peer\'s (lower is better); of ceiling: unit/s over the raw uWS server\'s req/s.');
+  lines.push("CPU x peer: our CPU per unit over the peer's (lower is better); of ceiling: unit/s over the raw uWS server's req/s.");
   for (const note of report.notes) lines.push(note);
   lines.push(`elapsed ${report.elapsedSeconds} s`);
   return lines.join('\n');

@@ -11,7 +11,15 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { actorFloorNote, measureActorFloor, type ActorFloor } from './actor-floor.js';
 import { BUILD_ROOT, buildServer, type ServerBuild } from './build.js';
 import { BackendUnavailable, CLUSTER_POSTGRES_URL, CLUSTER_REDIS_URL, CLUSTER_REPLICAS } from './cluster.js';
-import { needsBuild, ROOT, startGenerator, startServerProcess, type GeneratorProcess, type Measured, type ServerProcess } from './children.js';
+import {
+  needsBuild,
+  ROOT,
+  startGenerator,
+  startServerProcess,
+  type GeneratorProcess,
+  type Measured,
+  type ServerProcess,
+} from './children.js';
 import type { BenchOptions } from './options.js';
 import { createTask, deliversPush, storedTasks } from './probe.js';
 import { summarizeProfile, type ProfileSummary } from './profile.js';
@@ -89,14 +97,14 @@ export interface BenchReport {
 /** Said under every table: the servers do not all run the same way, and why that is fair. */
 const PROCESSES_NOTE =
   'Processes: ours runs the tsc build (bench/.build/) under plain node, as production runs dist/; the peer and raw uWS run ' +
-  'their thin entry files through tsx over precompiled code (@a2a-js/sdk\'s dist/, uWS\'s native addon); the load generator runs through tsx.';
+  "their thin entry files through tsx over precompiled code (@a2a-js/sdk's dist/, uWS's native addon); the load generator runs through tsx.";
 
 /** Said under a table with cluster rows: what "ours 2×pg" is and how its figures add up. */
 const CLUSTER_NOTE =
   `ours 2×pg: ${CLUSTER_REPLICAS} replicas of ours (a process each, the same build) on one PostgreSQL (${CLUSTER_POSTGRES_URL}, a fresh schema per run, ` +
   `dropped after) and one Redis (${CLUSTER_REDIS_URL}), all on this machine's cores with the generator; the generator deals its connections ` +
   `round-robin over the replicas, so unit/s is the service's. CPU µs/unit and RSS MB are the sums over the replica processes; ` +
-  'the note adds PostgreSQL\'s and Redis\'s own CPU per unit (all their processes, anyone else\'s use of them included).';
+  "the note adds PostgreSQL's and Redis's own CPU per unit (all their processes, anyone else's use of them included).";
 
 const MB = 1024 * 1024;
 const round = (n: number, digits = 1): number => Math.round(n * 10 ** digits) / 10 ** digits;
@@ -198,7 +206,9 @@ async function runWorkload(id: WorkloadId, run: ServerRun, opts: BenchOptions, l
       // included, and nothing left queued to disturb the next workload.
       const batch = pushBatch(opts);
       log(`  ${server.kind} W7: ${batch.toLocaleString('en-US')} tasks with a webhook each`);
-      const m = await measure(spec(requests.rpcSendWithPush(), { pushReceiver: true, totalRequests: batch, durationMs: opts.fillCapMs, warmupMs: 0 }));
+      const m = await measure(
+        spec(requests.rpcSendWithPush(), { pushReceiver: true, totalRequests: batch, durationMs: opts.fillCapMs, warmupMs: 0 }),
+      );
       const row = rowOf(id, server.kind, m, m.result.deliveries ?? 0);
       const tasks = m.result.completedTotal;
       return {
@@ -263,7 +273,8 @@ export function compare(rows: Row[]): Row[] {
       } else if (peer.rps && row.rps !== undefined) {
         out.vsPeer = round(row.rps / peer.rps, 2);
       }
-      if (peer.cpuMicrosPerUnit && row.cpuMicrosPerUnit !== undefined) out.cpuVsPeer = round(row.cpuMicrosPerUnit / peer.cpuMicrosPerUnit, 2);
+      if (peer.cpuMicrosPerUnit && row.cpuMicrosPerUnit !== undefined)
+        out.cpuVsPeer = round(row.cpuMicrosPerUnit / peer.cpuMicrosPerUnit, 2);
     }
     return out;
   });
@@ -365,7 +376,9 @@ export async function runSuite(opts: BenchOptions, log: (line: string) => void =
             run.generator = startGenerator();
           }
           rows.push(row);
-          log(`  ${kind} ${id} ${WORKLOADS[id].title}: ${row.outcome === 'measured' ? `${row.rps} ${row.unit}/s, p99 ${row.p99Ms} ms, ${row.errors} errors, ${row.cpuMicrosPerUnit ?? '?'} µs CPU` : `${row.outcome} (${row.reason})`}`);
+          log(
+            `  ${kind} ${id} ${WORKLOADS[id].title}: ${row.outcome === 'measured' ? `${row.rps} ${row.unit}/s, p99 ${row.p99Ms} ms, ${row.errors} errors, ${row.cpuMicrosPerUnit ?? '?'} µs CPU` : `${row.outcome} (${row.reason})`}`,
+          );
         }
       } finally {
         await run.generator.close();
@@ -378,14 +391,31 @@ export async function runSuite(opts: BenchOptions, log: (line: string) => void =
         if (path === undefined) {
           notes.push(`profile: ${kind} wrote no .cpuprofile into ${relative(ROOT, profileDir)} (did it exit by itself?)`);
         } else {
-          profiles.push(summarizeProfile(path, { server: kind, workload: opts.profile, root: ROOT, buildDir: build?.dir, window: run.windows[opts.profile] }));
-          if (server.pids.length > 1) notes.push(`profile: ${SERVER_LABEL[kind]} is the first of its ${server.pids.length} replicas (pid ${server.pids[0]}), which served its share of the load`);
+          profiles.push(
+            summarizeProfile(path, {
+              server: kind,
+              workload: opts.profile,
+              root: ROOT,
+              buildDir: build?.dir,
+              window: run.windows[opts.profile],
+            }),
+          );
+          if (server.pids.length > 1)
+            notes.push(
+              `profile: ${SERVER_LABEL[kind]} is the first of its ${server.pids.length} replicas (pid ${server.pids[0]}), which served its share of the load`,
+            );
           log(`  ${kind}: CPU profile ${relative(ROOT, path)}`);
         }
       }
     }
     // What auth costs, measured apart: a single pair of W1 windows cannot resolve it (auth-cost.ts).
-    if (build !== undefined && opts.profile === undefined && opts.servers.includes('memory') && opts.servers.includes('auth') && opts.workloads.includes('W1')) {
+    if (
+      build !== undefined &&
+      opts.profile === undefined &&
+      opts.servers.includes('memory') &&
+      opts.servers.includes('auth') &&
+      opts.workloads.includes('W1')
+    ) {
       try {
         const cost = await measureAuthCost(build, opts, opts.quick ? 2 : 4, join(temp, 'auth-cost.db'));
         log(`bearer auth cost: ${cost.costMicros} µs CPU per task (auth ${cost.auth.join(', ')}; mem ${cost.memory.join(', ')})`);
@@ -416,7 +446,9 @@ export async function runSuite(opts: BenchOptions, log: (line: string) => void =
   if (servers.cluster !== undefined) notes.push(CLUSTER_NOTE);
   if (actorFloor !== undefined) {
     const cpuOf = (id: WorkloadId | undefined, kind: ServerKind) => measuredRow(rows, id, kind)?.cpuMicrosPerUnit;
-    notes.push(actorFloorNote(actorFloor, { ours: cpuOf('W1', 'memory'), peer: cpuOf('W1', 'peer'), ceiling: cpuOf(WORKLOADS.W1.ceiling, 'raw') }));
+    notes.push(
+      actorFloorNote(actorFloor, { ours: cpuOf('W1', 'memory'), peer: cpuOf('W1', 'peer'), ceiling: cpuOf(WORKLOADS.W1.ceiling, 'raw') }),
+    );
   }
   return {
     schema: 'a2actor-bench/1',

@@ -108,18 +108,14 @@ export interface LoadResult {
 
 /** Generator -> orchestrator. The window messages let the orchestrator sample server CPU at the edges. */
 export type GeneratorMessage =
-  | { type: 'window-start' }
-  | { type: 'window-end' }
-  | { type: 'result'; result: LoadResult }
-  | { type: 'failed'; error: string };
+  { type: 'window-start' } | { type: 'window-end' } | { type: 'result'; result: LoadResult } | { type: 'failed'; error: string };
 
 /** Orchestrator -> generator: one run at a time; the generator exits when the channel closes. */
 export type GeneratorCommand = { type: 'run'; spec: LoadSpec };
 
 /** Server process -> orchestrator. */
 export type ServerMessage =
-  | { type: 'ready'; url: string; description: string }
-  | { type: 'settled'; rssBytes: number; heapUsedBytes: number };
+  { type: 'ready'; url: string; description: string } | { type: 'settled'; rssBytes: number; heapUsedBytes: number };
 
 /** Orchestrator -> server process. */
 export type ServerCommand = { type: 'settle' } | { type: 'stop' };

@@ -76,7 +76,7 @@ export const WORKLOADS: Record<WorkloadId, Workload> = {
     ceiling: 'C1',
     servers: BOTH,
     skipped: {},
-    note: 'W2 sends the same proto-JSON body to both servers: the peer\'s REST routes read only proto-JSON.',
+    note: "W2 sends the same proto-JSON body to both servers: the peer's REST routes read only proto-JSON.",
   },
   W3: { id: 'W3', title: 'JSON-RPC tasks/get', unit: 'req', check: 'rpc-task', ceiling: 'C1', servers: BOTH, skipped: {} },
   W4: {
@@ -97,7 +97,8 @@ export const WORKLOADS: Record<WorkloadId, Workload> = {
     ceiling: undefined,
     servers: ['memory', 'sqlite', 'peer'],
     skipped: {
-      cluster: "its fill (100,000 tasks by default) takes minutes at the cluster's rate; RSS per task is a per-process figure (see ours sqlite)",
+      cluster:
+        "its fill (100,000 tasks by default) takes minutes at the cluster's rate; RSS per task is a per-process figure (see ours sqlite)",
     },
     note: 'W5 drives message/send to N completed tasks on a freshly started server process; RSS is read after a forced GC before and after; "x peer" compares growth.',
   },
@@ -111,7 +112,7 @@ export const WORKLOADS: Record<WorkloadId, Workload> = {
     servers: OURS,
     skipped: { peer: 'no retrying delivery in the SDK' },
     note:
-      'W7 sends a batch of tasks (a tenth of W5\'s) with an inline push config to a receiver in the generator and counts webhooks ' +
+      "W7 sends a batch of tasks (a tenth of W5's) with an inline push config to a receiver in the generator and counts webhooks " +
       'until the last one arrived; p50/p99 are of the sends; CPU per delivery includes the sends.',
   },
   W8: {

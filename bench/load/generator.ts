@@ -14,7 +14,15 @@ import type { AddressInfo } from 'node:net';
 import { createHistogram, type RecordableHistogram } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool } from 'undici';
-import { MESSAGE_ID, PUSH_URL, type GeneratorCommand, type GeneratorMessage, type LoadResult, type LoadSpec, type Percentiles } from '../lib/types.js';
+import {
+  MESSAGE_ID,
+  PUSH_URL,
+  type GeneratorCommand,
+  type GeneratorMessage,
+  type LoadResult,
+  type LoadSpec,
+  type Percentiles,
+} from '../lib/types.js';
 import { checkResponse, checkStreamEvent } from './checks.js';
 import { SseReader } from './sse.js';
 
@@ -162,7 +170,6 @@ export async function runLoad(spec: LoadSpec, notify: (message: GeneratorMessage
     }
   };
 
-  const begin = process.hrtime.bigint();
   const workers: Promise<void>[] = [];
   for (let i = 0; i < spec.connections; i++) {
     const pool = pools[i % pools.length];
@@ -170,14 +177,12 @@ export async function runLoad(spec: LoadSpec, notify: (message: GeneratorMessage
   }
   const allDone = Promise.all(workers);
 
-  let windowStart = begin;
-  let cpuStart = process.cpuUsage();
   if (!countMode) {
     await sleep(spec.warmupMs);
     phase = 'measure';
   }
-  windowStart = process.hrtime.bigint();
-  cpuStart = process.cpuUsage();
+  const windowStart = process.hrtime.bigint();
+  const cpuStart = process.cpuUsage();
   notify({ type: 'window-start' });
 
   if (countMode) await Promise.race([allDone, sleep(spec.durationMs)]);

@@ -60,4 +60,6 @@ while (rounds.length < ROUNDS && performance.now() < deadline) {
 }
 rounds.sort((a, b) => a - b);
 const median = rounds[Math.floor(rounds.length / 2)] ?? Number.NaN;
-process.stdout.write(`${JSON.stringify({ tasks: measured, rounds: rounds.length, cpuMicrosPerTask: median, lowestCpuMicrosPerTask: rounds[0] })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ tasks: measured, rounds: rounds.length, cpuMicrosPerTask: median, lowestCpuMicrosPerTask: rounds[0] })}\n`,
+);

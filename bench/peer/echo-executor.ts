@@ -6,8 +6,7 @@
 import type { Message, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent } from '@a2a-js/sdk';
 import type { AgentExecutor, ExecutionEventBus, RequestContext } from '@a2a-js/sdk/server';
 
-const textOf = (message: Message): string =>
-  message.parts.flatMap((part) => (part.kind === 'text' ? [part.text] : [])).join('\n');
+const textOf = (message: Message): string => message.parts.flatMap((part) => (part.kind === 'text' ? [part.text] : [])).join('\n');
 
 const statusUpdate = (
   taskId: string,

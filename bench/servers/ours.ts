@@ -37,6 +37,12 @@ await serve(async () => {
     pushAllowedHosts: ['127.0.0.1'],
     frontEnd,
   });
-  const parts = ['a2actor', storeOf(server.store.description), ...(events === 'memory' ? [] : [`events ${events}`]), `front end ${server.frontEnd}`, ...(withAuth ? ['bearer auth'] : [])];
+  const parts = [
+    'a2actor',
+    storeOf(server.store.description),
+    ...(events === 'memory' ? [] : [`events ${events}`]),
+    `front end ${server.frontEnd}`,
+    ...(withAuth ? ['bearer auth'] : []),
+  ];
   return { url: server.url, description: parts.join(', '), close: () => server.close() };
 });

@@ -33,7 +33,9 @@ await serve(async () => {
     });
   });
   const socket = await new Promise<us_listen_socket>((resolve, reject) => {
-    app.listen('127.0.0.1', 0, (listen: us_listen_socket | false) => (listen ? resolve(listen) : reject(new Error('raw uWS cannot listen'))));
+    app.listen('127.0.0.1', 0, (listen: us_listen_socket | false) =>
+      listen ? resolve(listen) : reject(new Error('raw uWS cannot listen')),
+    );
   });
   const port = uws.us_socket_local_port(socket as unknown as uws.us_socket);
   return {

@@ -6,7 +6,8 @@ export function anyAuth(...methods: AuthMethod[]): AuthMethod {
   const securitySchemes: AuthMethod['securitySchemes'] = {};
   for (const method of methods) {
     for (const [name, scheme] of Object.entries(method.securitySchemes)) {
-      if (name in securitySchemes) throw new TypeError(`anyAuth: two methods declare the scheme ${JSON.stringify(name)}; give one a schemeName`);
+      if (name in securitySchemes)
+        throw new TypeError(`anyAuth: two methods declare the scheme ${JSON.stringify(name)}; give one a schemeName`);
       securitySchemes[name] = scheme;
     }
   }

@@ -3,10 +3,19 @@
  * `WWW-Authenticate`), then per operation a 403 when `authorize` refuses. Built once at start-up,
  * where a declaration that the card could not honour stops the server with a clear message.
  */
-import { A2AError, ERRORS, isA2AError } from '../protocol/errors.js';
+import { A2AError, ERRORS, isA2AError } from '../a2a/errors.js';
 import type { Logger } from '../log.js';
 import { credentialHeaders } from './api-key.js';
-import type { AgentAuth, Authenticator, Caller, IncomingRequest, Operation, Principal, SecurityRequirement, SecurityScheme } from './types.js';
+import type {
+  AgentAuth,
+  Authenticator,
+  Caller,
+  IncomingRequest,
+  Operation,
+  Principal,
+  SecurityRequirement,
+  SecurityScheme,
+} from './types.js';
 
 export interface AuthGate {
   /** The card's `securitySchemes` and `security`, as declared (and enforced). */
@@ -36,7 +45,11 @@ function howToPresent(scheme: SecurityScheme): string {
 }
 
 /** Checks that every requirement names declared schemes; returns the card's `security`. */
-function checkedRequirements(where: string, requirements: SecurityRequirement[], schemes: Record<string, SecurityScheme>): SecurityRequirement[] {
+function checkedRequirements(
+  where: string,
+  requirements: SecurityRequirement[],
+  schemes: Record<string, SecurityScheme>,
+): SecurityRequirement[] {
   for (const requirement of requirements) {
     for (const name of Object.keys(requirement)) {
       if (!Object.hasOwn(schemes, name)) {
@@ -97,7 +110,10 @@ export function createAuthGate(auth: AgentAuth, logger: Logger): AuthGate {
       const callerOf = (principal: unknown): Caller => {
         if (principal === undefined || principal === null) throw unauthenticated;
         if (!validPrincipal(principal)) {
-          logger.warn('auth.invalid_principal', { path: request.path, reason: 'the authenticator returned a principal without a non-empty string id' });
+          logger.warn('auth.invalid_principal', {
+            path: request.path,
+            reason: 'the authenticator returned a principal without a non-empty string id',
+          });
           throw unauthenticated;
         }
         return { principal, headers: exposedHeaders(request) };

@@ -6,7 +6,7 @@
  */
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { createRemoteJWKSet, errors, jwtVerify, type JWK, type JWTPayload, type JWTVerifyOptions } from 'jose';
-import { a2aError } from '../protocol/errors.js';
+import { a2aError } from '../a2a/errors.js';
 import { quoted } from './bearer.js';
 import { bearerToken } from './credentials.js';
 import type { AuthMethod, OAuthFlows, Principal, SecurityScheme } from './types.js';
@@ -56,7 +56,12 @@ function cardScheme(card: JwtCardScheme, description: string | undefined): Secur
     case 'openIdConnect':
       return { type: 'openIdConnect', openIdConnectUrl: card.openIdConnectUrl, ...described };
     case 'oauth2':
-      return { type: 'oauth2', flows: card.flows, ...(card.oauth2MetadataUrl ? { oauth2MetadataUrl: card.oauth2MetadataUrl } : {}), ...described };
+      return {
+        type: 'oauth2',
+        flows: card.flows,
+        ...(card.oauth2MetadataUrl ? { oauth2MetadataUrl: card.oauth2MetadataUrl } : {}),
+        ...described,
+      };
   }
 }
 
@@ -68,7 +73,9 @@ function publicKeyOf(key: string | JWK | KeyObject): KeyObject {
     if ('type' in key && typeof key.type === 'string' && 'export' in key) return key as KeyObject;
     return createPublicKey({ key: key as JWK & Record<string, unknown>, format: 'jwk' });
   } catch (err) {
-    throw new TypeError(`jwtAuth: the key is not a usable public key (${err instanceof Error ? err.message : String(err)})`);
+    throw new TypeError(`jwtAuth: the key is not a usable public key (${err instanceof Error ? err.message : String(err)})`, {
+      cause: err,
+    });
   }
 }
 
@@ -81,7 +88,8 @@ const isKeyServerFailure = (err: unknown): boolean =>
   err.code === 'ERR_JOSE_GENERIC';
 
 export function jwtAuth(options: JwtAuthOptions): AuthMethod {
-  if ((options.jwksUrl === undefined) === (options.key === undefined)) throw new TypeError('jwtAuth needs exactly one of `jwksUrl` or `key`');
+  if ((options.jwksUrl === undefined) === (options.key === undefined))
+    throw new TypeError('jwtAuth needs exactly one of `jwksUrl` or `key`');
   const card = options.card ?? { type: 'bearer' };
   const name = options.schemeName ?? DEFAULT_SCHEME_NAME[card.type];
   const verifyOptions: JWTVerifyOptions = {

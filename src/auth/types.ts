@@ -53,11 +53,7 @@ export interface MutualTlsSecurityScheme {
   description?: string;
 }
 export type SecurityScheme =
-  | ApiKeySecurityScheme
-  | HttpSecurityScheme
-  | OAuth2SecurityScheme
-  | OpenIdConnectSecurityScheme
-  | MutualTlsSecurityScheme;
+  ApiKeySecurityScheme | HttpSecurityScheme | OAuth2SecurityScheme | OpenIdConnectSecurityScheme | MutualTlsSecurityScheme;
 
 /** One alternative of a card's `security` list: scheme name -> required scopes (all of them). */
 export type SecurityRequirement = Record<string, string[]>;
@@ -90,10 +86,7 @@ export type Operation =
   | 'agent/getAuthenticatedExtendedCard';
 
 /** Whether an authenticated principal may perform an operation (false: 403). */
-export type Authorizer = (
-  principal: Principal,
-  request: { operation: Operation; request: IncomingRequest },
-) => boolean | Promise<boolean>;
+export type Authorizer = (principal: Principal, request: { operation: Operation; request: IncomingRequest }) => boolean | Promise<boolean>;
 
 /**
  * One way to authenticate, with the card declaration that describes it: what the ready-made

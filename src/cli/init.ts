@@ -83,7 +83,10 @@ export function initProject(dir: string, version: string): string[] {
   const root = resolve(dir);
   mkdirSync(root, { recursive: true });
   const pkg = {
-    name: basename(root).toLowerCase().replace(/[^a-z0-9-]/g, '-') || 'my-agent',
+    name:
+      basename(root)
+        .toLowerCase()
+        .replace(/[^a-z0-9-]/g, '-') || 'my-agent',
     version: '0.1.0',
     private: true,
     type: 'module',

@@ -91,7 +91,7 @@ async function loadAgent(modulePath: string): Promise<AgentDefinition> {
   } catch (err) {
     // Node's SyntaxError for an ES module carries no place at all: `node --check` finds it.
     const where = locationIn(err, path) ?? (err instanceof SyntaxError ? syntaxErrorAt(path) : undefined);
-    throw new Error(`cannot load the agent module ${where ?? path}: ${err instanceof Error ? err.message : String(err)}`);
+    throw new Error(`cannot load the agent module ${where ?? path}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
   }
   // A TypeScript or ESM-syntax module compiled as CommonJS (a `"type": "commonjs"` project)
   // arrives with its exports one level down, under `default`.
@@ -138,7 +138,9 @@ async function main(argv: string[]): Promise<void> {
   if (command === 'init') {
     const dir = modulePath ?? '.';
     initProject(dir, version());
-    process.stdout.write(`a2actor: a TypeScript agent project in ${resolve(dir)}; next: cd ${dir} && npm install && npm start (npm test runs its test)\n`);
+    process.stdout.write(
+      `a2actor: a TypeScript agent project in ${resolve(dir)}; next: cd ${dir} && npm install && npm start (npm test runs its test)\n`,
+    );
     return;
   }
   if (command !== 'serve' || !modulePath) {

@@ -2,7 +2,7 @@
 import type { Settings } from '../config.js';
 import type { Logger } from '../log.js';
 import { MemoryEventLog, type TaskEventLog } from '../runtime/event-log.js';
-import { LocalCoordinator, type Coordinator } from './coordinator.js';
+import { LocalCoordinator, type Coordinator } from '../runtime/coordinator.js';
 import { loadBackend } from '../load-backend.js';
 
 export async function openCoordinator(events: string, leaseTtlSeconds: number, logger: Logger): Promise<Coordinator> {

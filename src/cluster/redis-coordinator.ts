@@ -7,8 +7,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { a2aError } from '../protocol/errors.js';
-import type { Coordinator } from './coordinator.js';
+import { a2aError } from '../a2a/errors.js';
+import type { Coordinator } from '../runtime/coordinator.js';
 
 const RENEW = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end`;
 const RELEASE = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end`;

@@ -9,8 +9,8 @@
  */
 import { Redis } from 'ioredis';
 import type { Logger } from '../log.js';
-import { a2aError } from '../protocol/errors.js';
-import type { StreamEvent } from '../protocol/schemas.js';
+import { a2aError } from '../a2a/errors.js';
+import type { StreamEvent } from '../a2a/schemas.js';
 import type { EventListener, EventLogStats, LoggedEvent, MemoryEventLog, TaskEventLog } from '../runtime/event-log.js';
 
 export interface RedisEventLogOptions {

@@ -5,48 +5,23 @@
  * response interface is uWS's own shape, which node:http is fitted to (node-server.ts).
  */
 import { errorFields, type Logger } from '../log.js';
-import { a2aError, type A2AError } from '../protocol/errors.js';
+import { a2aError, type A2AError } from '../a2a/errors.js';
 import { restError, type Reply } from '../protocol/reply.js';
 import { earlyErrorReply, type ProtocolRequest } from '../protocol/router.js';
 import { baseUrlOf } from '../protocol/card.js';
 import { Heartbeat, SseWriter, type SseLimits } from './sse.js';
+import type { WireRequest, WireResponse } from './wire.js';
 
-/** What an answer is written through (uWS's HttpResponse has exactly this shape). */
-export interface WireResponse {
-  cork(fn: () => void): unknown;
-  writeStatus(line: string): WireResponse;
-  writeHeader(name: string, value: string): WireResponse;
-  /** False once the transport holds bytes it could not send yet (they are still sent). */
-  write(chunk: string): boolean;
-  end(body?: string | Buffer, closeConnection?: boolean): unknown;
-  /** Without a length: no Content-Length at all (a 204). */
-  endWithoutBody(reportedContentLength?: number, closeConnection?: boolean): unknown;
-  /** Called when bytes held back have been (partly) sent. */
-  onWritable(handler: (offset: number) => boolean): unknown;
-  onAborted(handler: () => void): unknown;
-  /** Drops the connection at once. */
-  close(): unknown;
-}
-
-/** A request as the front end read it (headers lower-cased, no prototype). */
-export interface WireRequest {
-  method: string;
-  path: string;
-  query: string;
-  headers: Record<string, string>;
-  /** How many Content-Length headers the request had (a repeat is refused). */
-  contentLengths: number;
-  /** Collects the body; past `max` bytes calls `over` instead (and reads no more). */
-  readBody(max: number, done: (body: Buffer) => void, over: () => void): void;
-  /** Where the server is mounted in a host app (`/a2a`): part of every URL in the card. */
-  mountPath?: string;
-}
+export type { WireRequest, WireResponse };
 
 export interface RawRoute {
   /** Serves a request outside the A2A protocol (e.g. the debug page); undefined = not handled. */
-  (req: { method: string; path: string; query: string; headers: Readonly<Record<string, string>> }):
-    | { status: number; contentType: string; body: string | Buffer; headers?: Record<string, string> }
-    | undefined;
+  (req: {
+    method: string;
+    path: string;
+    query: string;
+    headers: Readonly<Record<string, string>>;
+  }): { status: number; contentType: string; body: string | Buffer; headers?: Record<string, string> } | undefined;
 }
 
 export interface ExchangeOptions {
@@ -242,7 +217,10 @@ export function createExchange(opts: ExchangeOptions, fallbackHost: string) {
       const out = raw({ method, path, query, headers });
       if (!out) continue;
       res.cork(() => {
-        res.writeStatus(statusLine(out.status)).writeHeader('Content-Type', out.contentType).writeHeader('X-Content-Type-Options', 'nosniff');
+        res
+          .writeStatus(statusLine(out.status))
+          .writeHeader('Content-Type', out.contentType)
+          .writeHeader('X-Content-Type-Options', 'nosniff');
         for (const [k, v] of Object.entries(out.headers ?? {})) res.writeHeader(k, v);
         if (state.head) endHead(res, Buffer.byteLength(out.body), false);
         else res.end(out.body);

@@ -6,9 +6,19 @@
  */
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { a2aError } from '../protocol/errors.js';
+import { a2aError } from '../a2a/errors.js';
 import { earlyErrorReply } from '../protocol/router.js';
-import { bodyCollector, createExchange, hostPort, listenError, statusLine, type HttpOptions, type HttpServer, type WireRequest, type WireResponse } from './exchange.js';
+import {
+  bodyCollector,
+  createExchange,
+  hostPort,
+  listenError,
+  statusLine,
+  type HttpOptions,
+  type HttpServer,
+  type WireRequest,
+  type WireResponse,
+} from './exchange.js';
 
 /** Request headers in all, bytes. */
 const MAX_HEADER_BYTES = 64 * 1024;

@@ -18,9 +18,9 @@
  * cut-off is paced by the client rather than cut off again.
  */
 import { errorFields, type Logger } from '../log.js';
-import type { StreamEvent } from '../protocol/schemas.js';
+import type { StreamEvent } from '../a2a/schemas.js';
 import type { TaskFeed } from '../runtime/task-feed.js';
-import type { WireResponse } from './exchange.js';
+import type { WireResponse } from './wire.js';
 
 export interface SseLimits {
   /** Bytes a stream may have waiting for a slow reader before it is closed. */

@@ -92,7 +92,12 @@ export function startUwsHttp(uws: UwsModule, opts: HttpOptions): Promise<HttpSer
   return new Promise((resolve, reject) => {
     // Exclusive: without it uWS listens with port reuse, and a second server on a taken port
     // would start "fine" and split the traffic with the first.
-    const listen = app.listen as unknown as (host: string, port: number, options: number, cb: (socket: us_listen_socket | false) => void) => void;
+    const listen = app.listen as unknown as (
+      host: string,
+      port: number,
+      options: number,
+      cb: (socket: us_listen_socket | false) => void,
+    ) => void;
     listen.call(app, opts.host, opts.port, LISTEN_EXCLUSIVE_PORT, (socket: us_listen_socket | false) => {
       if (!socket) {
         reject(listenError(opts.host, opts.port));

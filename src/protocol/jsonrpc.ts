@@ -7,7 +7,8 @@ import type { IncomingRequest } from '../agent.js';
 import type { AuthGate } from '../auth/gate.js';
 import type { Caller, Operation } from '../auth/types.js';
 import type { Logger } from '../log.js';
-import { A2AError, a2aError, errorBody, ERRORS, shown } from './errors.js';
+import { A2AError, a2aError, errorBody, ERRORS, shown } from '../a2a/errors.js';
+import { rpcStatus } from './error-status.js';
 import type { Operations } from './operations.js';
 import { isObject } from './params.js';
 import { toJsonText } from './json-text.js';
@@ -28,8 +29,7 @@ interface RpcContext {
 type UnaryMethod = readonly [Operation, (params: unknown, ctx: RpcContext) => Promise<unknown>];
 type StreamMethod = readonly [Operation, (params: unknown, ctx: RpcContext) => Promise<TaskFeed>];
 
-const isRpcId = (v: unknown): v is RpcId =>
-  v === null || typeof v === 'string' || (typeof v === 'number' && Number.isInteger(v));
+const isRpcId = (v: unknown): v is RpcId => v === null || typeof v === 'string' || (typeof v === 'number' && Number.isInteger(v));
 
 /** The response object, written by hand: members in the order clients expect, the result spliced in. */
 const envelope = (id: RpcId, body: { result: unknown } | { error: unknown }): string =>
@@ -40,7 +40,7 @@ const envelope = (id: RpcId, body: { result: unknown } | { error: unknown }): st
 function rpcError(id: RpcId, err: A2AError): Reply {
   return {
     kind: 'json',
-    status: err.entry.rpcHttp,
+    status: rpcStatus(err),
     body: envelope(id, { error: errorBody(err) }),
     headers: { ...err.headers },
   };
@@ -107,7 +107,8 @@ export function createJsonRpcHandler(ops: Operations, logger: Logger, gate?: Aut
     idOf,
 
     async handle(body: unknown, ctx: RpcContext): Promise<Reply> {
-      if (Array.isArray(body)) return rpcError(null, a2aError('invalidRequest', 'batch requests are not supported: send one request object per call'));
+      if (Array.isArray(body))
+        return rpcError(null, a2aError('invalidRequest', 'batch requests are not supported: send one request object per call'));
       if (!isObject(body)) return rpcError(null, a2aError('invalidRequest', 'a JSON-RPC request is a JSON object'));
       const id = idOf(body);
       if (body.jsonrpc !== '2.0') return rpcError(id, a2aError('invalidRequest', 'jsonrpc must be "2.0"'));

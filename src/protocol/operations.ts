@@ -10,10 +10,11 @@ import type { TaskFeed } from '../runtime/task-feed.js';
 import { openResubscribe, openTurnFeed } from '../runtime/task-feed.js';
 import type { SendResult, TaskService } from '../runtime/task-service.js';
 import { buildCard, type CardOptions } from './card.js';
-import { A2AError, a2aError, ERRORS, isA2AError, shown } from './errors.js';
+import { A2AError, a2aError, ERRORS, isA2AError, shown } from '../a2a/errors.js';
 import { JsonText } from './json-text.js';
 import { formatPath, freeFormTooDeep } from './json-depth.js';
 import { isObject, parseParams, parseSendParams } from './params.js';
+import { decodePageToken, encodePageToken } from './page-token.js';
 import { normalizePushConfig } from './rest-input.js';
 import {
   DeletePushConfigParamsSchema,
@@ -29,7 +30,7 @@ import {
   type Part,
   type Task,
   type TaskPushNotificationConfig,
-} from './schemas.js';
+} from '../a2a/schemas.js';
 
 export interface OperationsDeps {
   service: TaskService;
@@ -158,7 +159,25 @@ export function createOperations(deps: OperationsDeps) {
     },
 
     async listTasks(raw: unknown, caller?: Caller): Promise<ListTasksResult> {
-      return service.listTasks(parseParams(ListTasksParamsSchema, raw), caller?.principal.id);
+      const params = parseParams(ListTasksParamsSchema, raw);
+      const owner = caller?.principal.id;
+      const page = await service.listTasks(
+        {
+          pageSize: params.pageSize,
+          ...(owner !== undefined ? { owner } : {}),
+          ...(params.contextId !== undefined ? { contextId: params.contextId } : {}),
+          ...(params.status !== undefined ? { status: params.status } : {}),
+          ...(params.statusTimestampAfter !== undefined ? { statusTimestampAfter: params.statusTimestampAfter } : {}),
+          ...(params.pageToken ? { afterId: decodePageToken(params.pageToken) } : {}),
+        },
+        { historyLength: params.historyLength, includeArtifacts: params.includeArtifacts },
+      );
+      return {
+        tasks: page.tasks,
+        nextPageToken: page.lastId ? encodePageToken(page.lastId) : '',
+        pageSize: params.pageSize,
+        totalSize: page.totalSize,
+      };
     },
 
     async cancelTask(raw: unknown, caller?: Caller): Promise<Task> {

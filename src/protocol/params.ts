@@ -1,7 +1,7 @@
 /** Validation at the edge: raw JSON in, typed params out, or the right A2A error. */
 import type { z } from 'zod';
-import { a2aError } from './errors.js';
-import { MessageSendParamsSchema, type MessageSendParams } from './schemas.js';
+import { a2aError } from '../a2a/errors.js';
+import { MessageSendParamsSchema, type MessageSendParams } from '../a2a/schemas.js';
 
 export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 

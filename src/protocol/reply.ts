@@ -1,9 +1,10 @@
 /** What a transport answers, before any socket is involved. */
 import type { TaskFeed } from '../runtime/task-feed.js';
-import type { StreamEvent } from './schemas.js';
-import { A2AError, errorBody, ERRORS, isA2AError } from './errors.js';
+import type { StreamEvent } from '../a2a/schemas.js';
+import { A2AError, errorBody, ERRORS, isA2AError } from '../a2a/errors.js';
 import type { Logger } from '../log.js';
 import { toJsonText } from './json-text.js';
+import { restStatus } from './error-status.js';
 import { errorFields } from '../log.js';
 
 export type Reply =
@@ -34,5 +35,5 @@ export function toA2AError(err: unknown, logger: Logger, where: string): A2AErro
 
 /** REST error body: `{code, message, error, data?}` (wire reference §3.5). */
 export function restError(err: A2AError): Reply {
-  return json(err.entry.http, { ...errorBody(err), error: err.entry.type }, { ...err.headers });
+  return json(restStatus(err), { ...errorBody(err), error: err.entry.type }, { ...err.headers });
 }

@@ -87,7 +87,8 @@ export function normalizeRestSendBody(raw: unknown): unknown {
   delete body.request;
   if (isObject(body.configuration)) {
     const conf = camelKeys(body.configuration);
-    if (conf.pushNotificationConfig === undefined && conf.pushNotification !== undefined) conf.pushNotificationConfig = conf.pushNotification;
+    if (conf.pushNotificationConfig === undefined && conf.pushNotification !== undefined)
+      conf.pushNotificationConfig = conf.pushNotification;
     delete conf.pushNotification;
     if (conf.pushNotificationConfig !== undefined) conf.pushNotificationConfig = normalizePushConfig(conf.pushNotificationConfig);
     body.configuration = conf;

@@ -6,7 +6,7 @@ import type { IncomingRequest } from '../agent.js';
 import type { AuthGate } from '../auth/gate.js';
 import type { Caller, Operation } from '../auth/types.js';
 import type { Logger } from '../log.js';
-import { a2aError, shown } from './errors.js';
+import { a2aError, shown } from '../a2a/errors.js';
 import type { Operations } from './operations.js';
 import { json, restError, toA2AError, type Reply } from './reply.js';
 import { normalizeRestPushBody, normalizeRestSendBody } from './rest-input.js';
@@ -55,7 +55,12 @@ const stream = async (feed: Promise<import('../runtime/task-feed.js').TaskFeed>)
  * `op` names the operation for authorization; routes without one (health) are public.
  */
 const ROUTES: { method: string; pattern: string[]; op?: Operation; run: Route }[] = [
-  { method: 'POST', pattern: ['message:send'], op: 'message/send', run: (r, ops) => ok(ops.sendMessage(normalizeRestSendBody(r.body), r.caller)) },
+  {
+    method: 'POST',
+    pattern: ['message:send'],
+    op: 'message/send',
+    run: (r, ops) => ok(ops.sendMessage(normalizeRestSendBody(r.body), r.caller)),
+  },
   {
     method: 'POST',
     pattern: ['message:stream'],
@@ -63,7 +68,12 @@ const ROUTES: { method: string; pattern: string[]; op?: Operation; run: Route }[
     run: (r, ops) => stream(ops.streamMessage(normalizeRestSendBody(r.body), r.caller)),
   },
   { method: 'GET', pattern: ['tasks'], op: 'tasks/list', run: (r, ops) => ok(ops.listTasks(queryParams(r.query), r.caller)) },
-  { method: 'GET', pattern: ['tasks', '{id}'], op: 'tasks/get', run: (r, ops, m) => ok(ops.getTask({ ...queryParams(r.query), id: m.id }, r.caller)) },
+  {
+    method: 'GET',
+    pattern: ['tasks', '{id}'],
+    op: 'tasks/get',
+    run: (r, ops, m) => ok(ops.getTask({ ...queryParams(r.query), id: m.id }, r.caller)),
+  },
   { method: 'POST', pattern: ['tasks', '{id}:cancel'], op: 'tasks/cancel', run: (r, ops, m) => ok(ops.cancelTask({ id: m.id }, r.caller)) },
   {
     method: 'POST',
@@ -105,7 +115,12 @@ const ROUTES: { method: string; pattern: string[]; op?: Operation; run: Route }[
       return { kind: 'empty', status: 204 };
     },
   },
-  { method: 'GET', pattern: ['card'], op: 'agent/getAuthenticatedExtendedCard', run: (r, ops) => ok(ops.extendedCard(r.request, r.baseUrl)) },
+  {
+    method: 'GET',
+    pattern: ['card'],
+    op: 'agent/getAuthenticatedExtendedCard',
+    run: (r, ops) => ok(ops.extendedCard(r.request, r.baseUrl)),
+  },
   { method: 'GET', pattern: ['health'], run: async (_r, ops) => json(200, ops.health()) },
   {
     method: 'GET',

@@ -7,7 +7,7 @@ import type { AuthGate } from '../auth/gate.js';
 import type { Caller } from '../auth/types.js';
 import type { Logger } from '../log.js';
 import { isUtf8 } from 'node:buffer';
-import { a2aError, isA2AError, shown, type A2AError } from './errors.js';
+import { a2aError, isA2AError, shown, type A2AError } from '../a2a/errors.js';
 import { bodyTooDeep, ENVELOPE_LEVELS } from './json-depth.js';
 import { createJsonRpcHandler, jsonRpcErrorReply } from './jsonrpc.js';
 import type { Operations } from './operations.js';

@@ -21,9 +21,7 @@ export interface AddressPolicy {
   readonly blockedHosts: readonly string[];
 }
 
-export const policyFromSettings = (
-  settings: Pick<Settings, 'pushAllowHttp' | 'pushAllowedHosts' | 'pushBlockedHosts'>,
-): AddressPolicy => ({
+export const policyFromSettings = (settings: Pick<Settings, 'pushAllowHttp' | 'pushAllowedHosts' | 'pushBlockedHosts'>): AddressPolicy => ({
   allowHttp: settings.pushAllowHttp,
   allowedHosts: settings.pushAllowedHosts,
   blockedHosts: settings.pushBlockedHosts,
@@ -62,7 +60,7 @@ const v4Blocks = V4_BLOCKED.map(([base, bits, name]) => {
 });
 
 function blockedV4(n: number): string | undefined {
-  return v4Blocks.find((b) => ((n & b.mask) >>> 0) === b.net)?.name;
+  return v4Blocks.find((b) => (n & b.mask) >>> 0 === b.net)?.name;
 }
 
 const v4Text = (n: number): string => [24, 16, 8, 0].map((s) => (n >>> s) & 0xff).join('.');
@@ -153,7 +151,11 @@ export const isPublicAddress = (address: string): boolean => blockedRangeOf(addr
  * IPv6 fully expanded, and an IPv4-mapped IPv6 address written as its IPv4 address.
  */
 export function canonicalHost(host: string): string {
-  const h = host.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '');
+  const h = host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1')
+    .replace(/\.$/, '');
   const v6 = parseIPv6(h);
   if (!v6) return h;
   const embedded = embeddedV4(v6);
@@ -173,9 +175,7 @@ export function hostListed(host: string, list: readonly string[]): boolean {
 
 // ------------------------------------------------------------------ verdicts
 
-export type UrlVerdict =
-  | { ok: true; url: URL; host: string; allowlisted: boolean }
-  | { ok: false; reason: string };
+export type UrlVerdict = { ok: true; url: URL; host: string; allowlisted: boolean } | { ok: false; reason: string };
 
 /**
  * Everything that can be decided from the URL alone: scheme, host lists, and the range of an

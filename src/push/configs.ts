@@ -3,9 +3,9 @@
  * the task store, in creation order. URLs are accepted as long as they are well formed; whether
  * a webhook may be called is decided at delivery time (SSRF rules), not here.
  */
-import { a2aError, shown } from '../protocol/errors.js';
-import type { PushNotificationConfig, TaskPushNotificationConfig } from '../protocol/schemas.js';
-import { newId } from '../runtime/task-views.js';
+import { a2aError, shown } from '../a2a/errors.js';
+import type { PushNotificationConfig, TaskPushNotificationConfig } from '../a2a/schemas.js';
+import { newId } from '../a2a/ids.js';
 import type { TaskStore } from '../store/types.js';
 
 export type StoredPushConfig = PushNotificationConfig & { id: string };
@@ -81,8 +81,7 @@ export class PushConfigs {
   async get(taskId: string, configId: string | undefined): Promise<TaskPushNotificationConfig> {
     const configs = await this.store.listPushConfigs(taskId);
     const found =
-      configs.find((c) => c.id === configId) ??
-      (configId === undefined || configId === DEFAULT_CONFIG_ID ? configs[0] : undefined);
+      configs.find((c) => c.id === configId) ?? (configId === undefined || configId === DEFAULT_CONFIG_ID ? configs[0] : undefined);
     if (!found) throw a2aError('pushConfigNotFound', configId === undefined ? '(first)' : shown(configId));
     return { taskId, pushNotificationConfig: readableConfig(found) };
   }

@@ -11,7 +11,7 @@
  */
 import PQueue from 'p-queue';
 import { type Logger } from '../log.js';
-import type { TaskState } from '../protocol/schemas.js';
+import type { TaskState } from '../a2a/schemas.js';
 import type { PostOutcome, WebhookClient, WebhookRequest } from './webhook-client.js';
 
 export interface DeliveryJob {

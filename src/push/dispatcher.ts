@@ -16,7 +16,7 @@ import { setMaxListeners } from 'node:events';
 import PQueue from 'p-queue';
 import type { Settings } from '../config.js';
 import { errorFields, type Logger } from '../log.js';
-import type { Task } from '../protocol/schemas.js';
+import type { Task } from '../a2a/schemas.js';
 import { isTerminalState } from '../../machines/task.machine.js';
 import { policyFromSettings } from './address-policy.js';
 import type { StoredPushConfig } from './configs.js';

@@ -36,7 +36,11 @@ export function guardedLookup(policy: AddressPolicy, resolve: Resolver = systemR
     const family = options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : options.family || undefined;
     resolve(hostname, { ...(family ? { family } : {}), ...(options.hints !== undefined ? { hints: options.hints } : {}) }).then(
       (addresses) => {
-        const refused = checkResolvedAddresses(hostname, addresses.map((a) => a.address), policy);
+        const refused = checkResolvedAddresses(
+          hostname,
+          addresses.map((a) => a.address),
+          policy,
+        );
         if (refused) return callback(new UnsafeWebhookAddressError(refused), '');
         // `all` is set when the socket tries several addresses (autoSelectFamily): give it every checked one.
         if (options.all) return callback(null, addresses);

@@ -5,9 +5,10 @@
  */
 import type { AgentContext, ArtifactChunk, Content } from '../agent.js';
 import type { TaskMachineEventType } from '../../machines/task.machine.js';
-import type { Message, Part } from '../protocol/schemas.js';
+import type { Message, Part } from '../a2a/schemas.js';
 import type { LiveTask } from './live-task.js';
-import { agentMessage, newId, partsOf, textOf } from './task-views.js';
+import { newId } from '../a2a/ids.js';
+import { agentMessage, partsOf, textOf } from './task-views.js';
 
 export interface AgentContextDriver {
   /** Sends `type` to the task's actor if it accepts it, running `effect` (the data) first. */
@@ -29,7 +30,9 @@ function assertSerializable(where: string, parts: readonly Part[], metadata?: un
     try {
       JSON.stringify(value);
     } catch (err) {
-      throw new TypeError(`${where}: ${what} is not JSON-serializable (${err instanceof Error ? err.message : String(err)})`);
+      throw new TypeError(`${where}: ${what} is not JSON-serializable (${err instanceof Error ? err.message : String(err)})`, {
+        cause: err,
+      });
     }
   };
   if (metadata !== undefined) check('metadata', metadata);

@@ -9,7 +9,7 @@
  * and `open` seeds the log from it when a paused task continues, even after the log was
  * dropped or the process restarted. A `Last-Event-ID` therefore never points at two events.
  */
-import type { StreamEvent, Task } from '../protocol/schemas.js';
+import type { StreamEvent, Task } from '../a2a/schemas.js';
 
 export interface LoggedEvent {
   readonly seq: number;

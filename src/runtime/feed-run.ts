@@ -12,7 +12,7 @@
  * falls between); the sink caps what a slow reader can make it hold then. Delivery skips any
  * number already sent: no gap, no duplicate.
  */
-import type { StreamEvent, Task } from '../protocol/schemas.js';
+import type { StreamEvent, Task } from '../a2a/schemas.js';
 import type { LoggedEvent, TaskEventLog } from './event-log.js';
 
 export interface FeedSink {
@@ -106,8 +106,7 @@ export class FeedRun {
     if (this.stopped) return;
     this.blocked = false;
     // A log behind what we sent (dropped, or a restart) has nothing newer: we are caught up.
-    const more =
-      this.events.since(this.taskId, this.lastSeq) ?? (this.events.lastSeq(this.taskId) <= this.lastSeq ? [] : undefined);
+    const more = this.events.since(this.taskId, this.lastSeq) ?? (this.events.lastSeq(this.taskId) <= this.lastSeq ? [] : undefined);
     if (more) {
       this.catchUp(more);
       return;

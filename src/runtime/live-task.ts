@@ -6,7 +6,7 @@
 import type { Actor, StateValue } from 'xstate';
 import type { TaskMachine, TaskMachineEventType } from '../../machines/task.machine.js';
 import type { Caller } from '../auth/types.js';
-import type { Message, Task } from '../protocol/schemas.js';
+import type { Message, Task } from '../a2a/schemas.js';
 import type { MessageKey } from '../store/types.js';
 
 /** How the task is persisted while it runs (spec rule 4). */

@@ -2,7 +2,7 @@
  * Status timestamps. Each transition of a task gets a later one than the last (receivers
  * deduplicate webhooks by task id and timestamp), and formatting them is on every task's path.
  */
-import type { Task } from '../protocol/schemas.js';
+import type { Task } from '../a2a/schemas.js';
 
 /**
  * A status timestamp later than the task's current one. Webhook receivers deduplicate by task
@@ -37,4 +37,3 @@ export function isoAt(ms: number): string {
   }
   return secondPrefix + (MILLIS[ms - second] as string);
 }
-

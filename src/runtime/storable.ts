@@ -5,7 +5,7 @@
  * rather than lost or taking the process down with a RangeError.
  */
 import { errorFields, type Logger } from '../log.js';
-import type { Task } from '../protocol/schemas.js';
+import type { Task } from '../a2a/schemas.js';
 import { agentMessage } from './task-views.js';
 
 const UNSTORABLE = "The task's result could not be stored, so it was marked failed";

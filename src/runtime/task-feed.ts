@@ -8,8 +8,8 @@
  * (`_eventSeq`) and is taken in the same synchronous block as the log read that follows it, so
  * every event is either in the snapshot or after it in the log; FeedRun does the rest.
  */
-import { a2aError } from '../protocol/errors.js';
-import type { MessageSendParams, Task } from '../protocol/schemas.js';
+import { a2aError } from '../a2a/errors.js';
+import type { MessageSendParams, Task } from '../a2a/schemas.js';
 import { isInterruptedState, isTerminalState } from '../../machines/task.machine.js';
 import { eventSeqOf } from './event-log.js';
 import { FeedRun, type FeedSink } from './feed-run.js';

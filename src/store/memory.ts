@@ -5,7 +5,7 @@
  * Listing filters read the columns and never parse a task that is not on the page; counts per
  * state and id lists per context keep `tasks/list` from walking the store for its `totalSize`.
  */
-import type { PushNotificationConfig, Task, TaskState } from '../protocol/schemas.js';
+import type { PushNotificationConfig, Task, TaskState } from '../a2a/schemas.js';
 import { TASK_STATES } from '../../machines/task.machine.js';
 import { withRoom } from './columns.js';
 import { TextArena } from './text-arena.js';
@@ -67,7 +67,8 @@ export class MemoryTaskStore implements TaskStore {
       insertOrdered(this.order, task.id);
       const inContext = this.byContext.get(task.contextId);
       if (inContext === undefined) this.byContext.set(task.contextId, task.id);
-      else if (typeof inContext === 'string') this.byContext.set(task.contextId, inContext < task.id ? [inContext, task.id] : [task.id, inContext]);
+      else if (typeof inContext === 'string')
+        this.byContext.set(task.contextId, inContext < task.id ? [inContext, task.id] : [task.id, inContext]);
       else insertOrdered(inContext, task.id);
       if (owner !== undefined) {
         this.owners.set(slot, owner);
@@ -108,7 +109,11 @@ export class MemoryTaskStore implements TaskStore {
       (owner === undefined || this.owners.get(slot) === owner);
     // Walk the context's ids when filtering by context, else the owner's, else all; all ascending.
     const source =
-      query.contextId !== undefined ? this.idsOfContext(query.contextId) : owner !== undefined ? (this.byOwner.get(owner) ?? []) : this.order;
+      query.contextId !== undefined
+        ? this.idsOfContext(query.contextId)
+        : owner !== undefined
+          ? (this.byOwner.get(owner) ?? [])
+          : this.order;
 
     const tasks: Task[] = [];
     let lastId: string | undefined;

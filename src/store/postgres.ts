@@ -5,8 +5,8 @@
  * pool reconnects by itself when the database is back.
  */
 import pg from 'pg';
-import { a2aError, isA2AError } from '../protocol/errors.js';
-import type { PushNotificationConfig, Task, TaskState } from '../protocol/schemas.js';
+import { a2aError, isA2AError } from '../a2a/errors.js';
+import type { PushNotificationConfig, Task, TaskState } from '../a2a/schemas.js';
 import type { MessageKey, TaskListQuery, TaskPage, TaskStore } from './types.js';
 
 type StoredPushConfig = PushNotificationConfig & { id: string };
@@ -106,7 +106,9 @@ export class PostgresTaskStore implements TaskStore {
       await client.query('BEGIN');
       await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
       if (this.schema) await client.query(`CREATE SCHEMA IF NOT EXISTS ${this.schema}`);
-      await client.query('CREATE TABLE IF NOT EXISTS a2actor_migrations (version INT PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())');
+      await client.query(
+        'CREATE TABLE IF NOT EXISTS a2actor_migrations (version INT PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())',
+      );
       const { rows } = await client.query<{ v: number | null }>('SELECT MAX(version) AS v FROM a2actor_migrations');
       for (let v = rows[0]?.v ?? 0; v < MIGRATIONS.length; v++) {
         await client.query(MIGRATIONS[v] as string);
@@ -207,10 +209,9 @@ export class PostgresTaskStore implements TaskStore {
   }
 
   async listPushConfigs(taskId: string): Promise<StoredPushConfig[]> {
-    const { rows } = await this.query<{ body: StoredPushConfig }>(
-      'SELECT body FROM a2actor_push_configs WHERE task_id = $1 ORDER BY seq',
-      [taskId],
-    );
+    const { rows } = await this.query<{ body: StoredPushConfig }>('SELECT body FROM a2actor_push_configs WHERE task_id = $1 ORDER BY seq', [
+      taskId,
+    ]);
     return rows.map((r) => r.body);
   }
 

@@ -6,7 +6,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import type { PushNotificationConfig, Task, TaskState } from '../protocol/schemas.js';
+import type { PushNotificationConfig, Task, TaskState } from '../a2a/schemas.js';
 import type { MessageKey, TaskListQuery, TaskPage, TaskStore } from './types.js';
 
 type StoredPushConfig = PushNotificationConfig & { id: string };
@@ -66,9 +66,7 @@ export class SqliteTaskStore implements TaskStore {
          ON CONFLICT(id) DO UPDATE SET context_id = excluded.context_id, state = excluded.state,
            status_ts = excluded.status_ts, body = excluded.body`,
       ),
-      findMessage: db.prepare<[string, string], { task_id: string }>(
-        'SELECT task_id FROM message_keys WHERE scope = ? AND message_id = ?',
-      ),
+      findMessage: db.prepare<[string, string], { task_id: string }>('SELECT task_id FROM message_keys WHERE scope = ? AND message_id = ?'),
       rememberMessage: db.prepare('INSERT OR IGNORE INTO message_keys (scope, message_id, task_id) VALUES (?, ?, ?)'),
       savePush: db.prepare(
         `INSERT INTO push_configs (task_id, config_id, seq, body)
@@ -103,6 +101,7 @@ export class SqliteTaskStore implements TaskStore {
       throw new Error(
         `the SQLite database ${path} is in use by another process. A SQLite file belongs to one server process; ` +
           'to run several processes on the same tasks, use PostgreSQL and Redis (--store postgres://… --events redis://…).',
+        { cause: err },
       );
     }
   }
@@ -166,9 +165,7 @@ export class SqliteTaskStore implements TaskStore {
       args.afterId = query.afterId;
     }
     const rows = this.db
-      .prepare(
-        `SELECT id, body FROM tasks ${pageWhere.length ? `WHERE ${pageWhere.join(' AND ')}` : ''} ORDER BY id DESC LIMIT @limit`,
-      )
+      .prepare(`SELECT id, body FROM tasks ${pageWhere.length ? `WHERE ${pageWhere.join(' AND ')}` : ''} ORDER BY id DESC LIMIT @limit`)
       .all({ ...args, limit: query.pageSize + 1 }) as { id: string; body: string }[];
     const more = rows.length > query.pageSize;
     const page = more ? rows.slice(0, query.pageSize) : rows;
@@ -179,9 +176,9 @@ export class SqliteTaskStore implements TaskStore {
 
   async tasksInStates(states: readonly TaskState[]): Promise<Task[]> {
     if (states.length === 0) return [];
-    const rows = this.db
-      .prepare(`SELECT body FROM tasks WHERE state IN (${states.map(() => '?').join(',')})`)
-      .all(...states) as { body: string }[];
+    const rows = this.db.prepare(`SELECT body FROM tasks WHERE state IN (${states.map(() => '?').join(',')})`).all(...states) as {
+      body: string;
+    }[];
     return rows.map((r) => JSON.parse(r.body) as Task);
   }
 

@@ -6,7 +6,7 @@
  * order is creation order and keyset pages stay stable while new tasks are inserted: a new task
  * sorts before every page already handed out.
  */
-import type { PushNotificationConfig, Task, TaskState } from '../protocol/schemas.js';
+import type { PushNotificationConfig, Task, TaskState } from '../a2a/schemas.js';
 
 /** A message as idempotency sees it: its id within a scope (the task, the context, or none). */
 export interface MessageKey {

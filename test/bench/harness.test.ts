@@ -40,14 +40,27 @@ describe('bench options', () => {
   });
 
   it('reads explicit settings, lists in canonical order, and --no-write', () => {
-    const opts = parseOptions(['--duration', '2.5', '--connections', '8', '--servers', 'peer,memory', '--workloads', 'W3,W1', '--no-write'], '/x');
+    const opts = parseOptions(
+      ['--duration', '2.5', '--connections', '8', '--servers', 'peer,memory', '--workloads', 'W3,W1', '--no-write'],
+      '/x',
+    );
     if (opts === 'help') throw new Error('unexpected help');
-    expect(opts).toMatchObject({ durationMs: 2500, connections: 8, servers: ['memory', 'peer'], workloads: ['W1', 'W3'], outDir: undefined });
+    expect(opts).toMatchObject({
+      durationMs: 2500,
+      connections: 8,
+      servers: ['memory', 'peer'],
+      workloads: ['W1', 'W3'],
+      outDir: undefined,
+    });
   });
 
   it('--profile runs that one workload on our memory server unless told otherwise', () => {
     expect(parseOptions(['--profile', 'W1'], '/x')).toMatchObject({ profile: 'W1', servers: ['memory'], workloads: ['W1'] });
-    expect(parseOptions(['--profile', 'W4', '--servers', 'ours-memory,ours-sqlite'], '/x')).toMatchObject({ profile: 'W4', servers: ['memory', 'sqlite'], workloads: ['W4'] });
+    expect(parseOptions(['--profile', 'W4', '--servers', 'ours-memory,ours-sqlite'], '/x')).toMatchObject({
+      profile: 'W4',
+      servers: ['memory', 'sqlite'],
+      workloads: ['W4'],
+    });
     expect(parseOptions(['--servers', 'ours-cluster'], '/x')).toMatchObject({ servers: ['cluster'] });
     // The profiled workload always runs, after the ones it may depend on.
     expect(parseOptions(['--profile', 'W8', '--workloads', 'W5'], '/x')).toMatchObject({ profile: 'W8', workloads: ['W5', 'W8'] });
@@ -74,13 +87,16 @@ describe('bench response checks', () => {
   });
 
   it('counts a fast wrong answer as an error', () => {
-    const task = (state: string) => JSON.stringify({ jsonrpc: '2.0', id: 1, result: { kind: 'task', id: 't', status: { state }, artifacts: [{}] } });
+    const task = (state: string) =>
+      JSON.stringify({ jsonrpc: '2.0', id: 1, result: { kind: 'task', id: 't', status: { state }, artifacts: [{}] } });
     expect(checkResponse('rpc-completed', 200, task('completed'))).toBeUndefined();
     expect(checkResponse('rpc-completed', 200, task('failed'))).toMatch(/failed/);
     expect(checkResponse('rpc-completed', 200, '{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"no"}}')).toMatch(/-32600/);
     expect(checkResponse('rest-completed', 201, '{"task":{"status":{"state":"TASK_STATE_COMPLETED"}}}')).toBeUndefined();
     expect(checkResponse('card', 500, '{}')).toMatch(/HTTP 500/);
-    expect(checkStreamEvent('{"jsonrpc":"2.0","id":1,"result":{"kind":"status-update","final":true,"status":{"state":"completed"}}}')).toEqual({ final: true });
+    expect(
+      checkStreamEvent('{"jsonrpc":"2.0","id":1,"result":{"kind":"status-update","final":true,"status":{"state":"completed"}}}'),
+    ).toEqual({ final: true });
     expect(checkStreamEvent('{"jsonrpc":"2.0","id":1,"result":{"kind":"artifact-update"}}')).toEqual({ final: false });
   });
 });
@@ -100,7 +116,10 @@ describe('bench task actor floor note', () => {
 
 describe('bench CPU profile summary', () => {
   // Two samples before the window, then one each of idle, GC, node, xstate and two of ours.
-  const node = (id: number, functionName: string, url = '', lineNumber = -1) => ({ id, callFrame: { functionName, scriptId: '0', url, lineNumber, columnNumber: 0 } });
+  const node = (id: number, functionName: string, url = '', lineNumber = -1) => ({
+    id,
+    callFrame: { functionName, scriptId: '0', url, lineNumber, columnNumber: 0 },
+  });
   const profile = {
     nodes: [
       node(1, '(root)'),
@@ -117,24 +136,48 @@ describe('bench CPU profile summary', () => {
     timeDeltas: [0, 1_000, 1_000, 1_000, 1_000, 1_000, 1_000, 1_000],
   };
 
-  it('counts the window\'s samples by function and by module, as a share of busy time', () => {
+  it("counts the window's samples by function and by module, as a share of busy time", () => {
     const dir = mkdtempSync(join(tmpdir(), 'a2actor-bench-profile-'));
     try {
       const path = join(dir, 'test.cpuprofile');
       writeFileSync(path, JSON.stringify(profile));
-      const summary = summarizeProfile(path, { server: 'memory', workload: 'W1', root: '/proj', buildDir: '/proj/bench/.build/run-x', window: { startMicros: 3_000, endMicros: 9_000 } });
+      const summary = summarizeProfile(path, {
+        server: 'memory',
+        workload: 'W1',
+        root: '/proj',
+        buildDir: '/proj/bench/.build/run-x',
+        window: { startMicros: 3_000, endMicros: 9_000 },
+      });
       expect(summary).toMatchObject({ span: 'window', spanMs: 6, busyMs: 5, idleMs: 1 });
       // No source map beside the compiled file: named as its TypeScript source, at the compiled line.
-      expect(summary.top[0]).toEqual({ name: 'answer', location: 'src/http/uws-server.ts:79', module: 'src/http/uws-server.ts', selfMs: 2, percent: 40 });
+      expect(summary.top[0]).toEqual({
+        name: 'answer',
+        location: 'src/http/uws-server.ts:79',
+        module: 'src/http/uws-server.ts',
+        selfMs: 2,
+        percent: 40,
+      });
       expect(summary.top.map((f) => f.name)).not.toContain('startup');
-      expect(summary.modules).toEqual([
-        { module: 'ours (src/, machines/)', selfMs: 2, percent: 40, files: [{ module: 'src/http/uws-server.ts', selfMs: 2, percent: 40 }] },
-        ...['GC', 'node internals (node:*)', 'xstate'].map((module) => ({ module, selfMs: 1, percent: 20 })),
-      ].sort((a, b) => b.selfMs - a.selfMs));
+      expect(summary.modules).toEqual(
+        [
+          {
+            module: 'ours (src/, machines/)',
+            selfMs: 2,
+            percent: 40,
+            files: [{ module: 'src/http/uws-server.ts', selfMs: 2, percent: 40 }],
+          },
+          ...['GC', 'node internals (node:*)', 'xstate'].map((module) => ({ module, selfMs: 1, percent: 20 })),
+        ].sort((a, b) => b.selfMs - a.selfMs),
+      );
       expect(formatProfile(summary, 'ours mem', '/')).toMatch(/answer\s+src\/http\/uws-server\.ts:79/);
 
       // A window the profile does not cover falls back to the whole process, and says so.
-      const whole = summarizeProfile(path, { server: 'memory', workload: 'W1', root: '/proj', window: { startMicros: 50_000, endMicros: 60_000 } });
+      const whole = summarizeProfile(path, {
+        server: 'memory',
+        workload: 'W1',
+        root: '/proj',
+        window: { startMicros: 50_000, endMicros: 60_000 },
+      });
       expect(whole).toMatchObject({ span: 'whole', busyMs: 8, idleMs: 1 });
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -248,7 +291,9 @@ describe('bench smoke run', () => {
 
   it('runs two replicas on PostgreSQL and Redis as one service, and drops its schema', { timeout: 120_000 }, async () => {
     const report = await runSuite(smoke({ servers: ['cluster'], workloads: ['W1', 'W3'], durationMs: 1000 }), () => {}, build);
-    expect(report.servers.cluster).toMatch(/^2 replicas \(\d+, \d+\) of a2actor, postgres:\/\/127\.0\.0\.1:5432\/test\?schema=a2actor_bench_\w+, events redis:\/\/127\.0\.0\.1:6379, front end uws/);
+    expect(report.servers.cluster).toMatch(
+      /^2 replicas \(\d+, \d+\) of a2actor, postgres:\/\/127\.0\.0\.1:5432\/test\?schema=a2actor_bench_\w+, events redis:\/\/127\.0\.0\.1:6379, front end uws/,
+    );
     expect(report.servers.cluster).toMatch(/; 2 × node --expose-gc bench\/\.build\/run-\w+\/bench\/servers\/ours\.js$/);
     expect(report.rows.map((r) => [r.workload, r.server, r.outcome])).toEqual([
       ['W1', 'cluster', 'measured'],

@@ -43,7 +43,7 @@ describe('auth across two replicas on PostgreSQL and Redis', () => {
     await c.end();
   });
 
-  it("a task alice paused on A is invisible to bob on B on every operation, and alice continues it on B", async () => {
+  it('a task alice paused on A is invisible to bob on B on every operation, and alice continues it on B', async () => {
     const paused = await send(a.url, ALICE, { message: userMessage('ask where?') });
     expect(paused.status.state).toBe('input-required');
     const target: Target = { taskId: paused.id, configId: 'none', hookUrl: 'http://127.0.0.1:9/' };
@@ -69,7 +69,10 @@ describe('auth across two replicas on PostgreSQL and Redis', () => {
     const get = OPERATIONS.find((o) => o.name === 'tasks/get')!;
     expect((await get.call(a.url, 'jsonrpc', ALICE, target)).result.status.state).toBe('working');
     await cancel.call(b.url, 'jsonrpc', ALICE, target);
-    await eventually(async () => ((await get.call(b.url, 'rest', ALICE, target)).result.status.state === 'canceled' ? true : undefined), 8000);
+    await eventually(
+      async () => ((await get.call(b.url, 'rest', ALICE, target)).result.status.state === 'canceled' ? true : undefined),
+      8000,
+    );
   });
 
   it("lists on either replica hold only the caller's tasks", async () => {

@@ -171,10 +171,14 @@ describe('two replicas on PostgreSQL and Redis', () => {
     });
     await c.kill('SIGKILL');
 
-    const failed = await eventually(async () => {
-      const g = await client(b.url, 'rest').get(running.result.id);
-      return g.result.status.state === 'failed' ? g.result : undefined;
-    }, 15_000, 200);
+    const failed = await eventually(
+      async () => {
+        const g = await client(b.url, 'rest').get(running.result.id);
+        return g.result.status.state === 'failed' ? g.result : undefined;
+      },
+      15_000,
+      200,
+    );
     expect(failed.status.message.parts[0].text).toMatch(/marked failed/);
 
     const continued = await client(b.url, 'rest').send({ message: userMessage('yes', { taskId: paused.result.id }) });

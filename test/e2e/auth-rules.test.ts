@@ -7,7 +7,17 @@ import { createServer as createHttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { anyAuth, apiKeyAuth, bearerAuth, createServer, defineAgent, jwtAuth, unavailable, type AgentAuth, type AgentDefinition } from '../../src/index.js';
+import {
+  anyAuth,
+  apiKeyAuth,
+  bearerAuth,
+  createServer,
+  defineAgent,
+  jwtAuth,
+  unavailable,
+  type AgentAuth,
+  type AgentDefinition,
+} from '../../src/index.js';
 import authAgent from '../../examples/auth-agent.js';
 import scenarioAgent from '../../examples/scenario-agent.js';
 import { TRANSPORTS, userMessage, type Json } from '../support/a2a.js';
@@ -113,7 +123,12 @@ describe('API keys, several methods, and what the handler sees', () => {
   const seen: Json[] = [];
   beforeAll(async () => {
     const agent = defineAgent({
-      card: { name: 'Keys', description: 'API keys or bearer', version: '1.0.0', skills: [{ id: 's', name: 's', description: 's', tags: ['t'] }] },
+      card: {
+        name: 'Keys',
+        description: 'API keys or bearer',
+        version: '1.0.0',
+        skills: [{ id: 's', name: 's', description: 's', tags: ['t'] }],
+      },
       auth: {
         ...anyAuth(
           apiKeyAuth({ keys: { 'key-of-carol': { id: 'carol', claims: { plan: 'pro' } } } }),
@@ -134,7 +149,10 @@ describe('API keys, several methods, and what the handler sees', () => {
 
   it('the card lists both schemes as alternatives and the 401 challenges name both', async () => {
     const card = (await (await fetch(`${server.url}/.well-known/agent-card.json`)).json()) as Json;
-    expect(card.securitySchemes).toEqual({ apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' }, bearer: { type: 'http', scheme: 'Bearer' } });
+    expect(card.securitySchemes).toEqual({
+      apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+      bearer: { type: 'http', scheme: 'Bearer' },
+    });
     expect(card.security).toEqual([{ apiKey: [] }, { bearer: [] }]);
     const refused = await rpc(server.url, 'tasks/list', {}, { 'x-api-key': 'key-of-mallory' });
     expect(refused.status).toBe(401);
@@ -143,7 +161,12 @@ describe('API keys, several methods, and what the handler sees', () => {
   });
 
   it('either credential works; the handler gets the principal and only the exposed, non-secret headers', async () => {
-    const byKey = await rpc(server.url, 'message/send', { message: userMessage('hi') }, { 'x-api-key': 'key-of-carol', 'x-locale': 'de-CH' });
+    const byKey = await rpc(
+      server.url,
+      'message/send',
+      { message: userMessage('hi') },
+      { 'x-api-key': 'key-of-carol', 'x-locale': 'de-CH' },
+    );
     expect(byKey.body.result.status.state).toBe('completed');
     const byToken = await rpc(server.url, 'message/send', { message: userMessage('hi') }, { authorization: 'Bearer dave-token' });
     expect(byToken.body.result.status.state).toBe('completed');
@@ -161,20 +184,26 @@ describe('JWT bearer tokens from a JWKS on 127.0.0.1, through the server', () =>
   it('a valid token is its subject; an expired one is 401 on both transports; no key server is 503', async () => {
     const key = await generateKeyPair('ES256');
     const jwk = { ...(await exportJWK(key.publicKey)), kid: 'k1', alg: 'ES256' };
-    const jwks = createHttpServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [jwk] })));
+    const jwks = createHttpServer((_req, res) =>
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [jwk] })),
+    );
     await new Promise<void>((resolve) => jwks.listen(0, '127.0.0.1', resolve));
     const jwksUrl = `http://127.0.0.1:${(jwks.address() as AddressInfo).port}/jwks.json`;
     const token = (sub: string, exp: number) =>
       new SignJWT({ sub, aud: 'a2actor', exp }).setProtectedHeader({ alg: 'ES256', kid: 'k1' }).sign(key.privateKey);
     const later = Math.floor(Date.now() / 1000) + 300;
-    const agent = (url: string) =>
-      defineAgent({ ...authAgent, auth: jwtAuth({ jwksUrl: url, audience: 'a2actor', jwksTimeoutMs: 1000 }) });
+    const agent = (url: string) => defineAgent({ ...authAgent, auth: jwtAuth({ jwksUrl: url, audience: 'a2actor', jwksTimeoutMs: 1000 }) });
     const server = await startServer({ agent: agent(jwksUrl) });
     const down = await startServer({ agent: agent('http://127.0.0.1:1/jwks.json') });
     try {
       const card = (await (await fetch(`${server.url}/.well-known/agent-card.json`)).json()) as Json;
       expect(card.securitySchemes).toEqual({ bearer: { type: 'http', scheme: 'Bearer', bearerFormat: 'JWT' } });
-      const ok = await rpc(server.url, 'message/send', { message: userMessage('whoami') }, { authorization: `Bearer ${await token('carol', later)}` });
+      const ok = await rpc(
+        server.url,
+        'message/send',
+        { message: userMessage('whoami') },
+        { authorization: `Bearer ${await token('carol', later)}` },
+      );
       expect(ok.body.result.artifacts[0].parts[0].text).toBe('you are carol');
       const expired = `Bearer ${await token('carol', later - 3600)}`;
       expect((await rpc(server.url, 'tasks/list', {}, { authorization: expired })).status).toBe(401);
@@ -182,7 +211,9 @@ describe('JWT bearer tokens from a JWKS on 127.0.0.1, through the server', () =>
       const unreachable = await rpc(down.url, 'tasks/list', {}, { authorization: `Bearer ${await token('carol', later)}` });
       expect(unreachable.status).toBe(503);
       expect(unreachable.body.error.message).toMatch(/key server \(JWKS\)/);
-      expect((await fetch(`${down.url}/v1/tasks`, { headers: { authorization: `Bearer ${await token('carol', later)}` } })).status).toBe(503);
+      expect((await fetch(`${down.url}/v1/tasks`, { headers: { authorization: `Bearer ${await token('carol', later)}` } })).status).toBe(
+        503,
+      );
     } finally {
       await server.stop();
       await down.stop();
@@ -243,20 +274,31 @@ describe('authenticators that fail', () => {
 describe('declarations refused at start-up', () => {
   const base = { securitySchemes: { bearer: { type: 'http' as const, scheme: 'Bearer' } }, authenticate: () => undefined };
   it.each([
-    ['a requirement naming an undeclared scheme', agentWith({ ...base, security: [{ oauth: ['read'] }] }), /auth.security names the security scheme "oauth"/],
+    [
+      'a requirement naming an undeclared scheme',
+      agentWith({ ...base, security: [{ oauth: ['read'] }] }),
+      /auth.security names the security scheme "oauth"/,
+    ],
     ['no scheme at all', agentWith({ ...base, securitySchemes: {} }), /declares no scheme/],
     [
       'skill security without auth',
-      { ...scenarioAgent, card: { ...scenarioAgent.card, skills: [{ id: 'x', name: 'x', description: 'x', tags: ['x'], security: [{ bearer: [] }] }] } },
+      {
+        ...scenarioAgent,
+        card: { ...scenarioAgent.card, skills: [{ id: 'x', name: 'x', description: 'x', tags: ['x'], security: [{ bearer: [] }] }] },
+      },
       /skill "x" declares security, but the agent declares no auth/,
     ],
     [
       'skill security naming an undeclared scheme',
-      agentWith(base, { card: { ...scenarioAgent.card, skills: [{ id: 'x', name: 'x', description: 'x', tags: ['x'], security: [{ mtls: [] }] }] } }),
+      agentWith(base, {
+        card: { ...scenarioAgent.card, skills: [{ id: 'x', name: 'x', description: 'x', tags: ['x'], security: [{ mtls: [] }] }] },
+      }),
       /skill "x" names the security scheme "mtls"/,
     ],
   ])('%s', async (_name, agent, message) => {
-    await expect(createServer({ agent, port: 0, host: '127.0.0.1', store: 'memory', logLevel: 'silent', env: {} })).rejects.toThrow(message);
+    await expect(createServer({ agent, port: 0, host: '127.0.0.1', store: 'memory', logLevel: 'silent', env: {} })).rejects.toThrow(
+      message,
+    );
   });
 
   it('skill-level security naming a declared scheme is served on the card', async () => {

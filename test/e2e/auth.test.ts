@@ -66,7 +66,10 @@ describe.each(STORES)('auth on the $name store', ({ store: storeFor }) => {
         jsonrpc: '2.0',
         id: 1,
         method: 'message/send',
-        params: { message: userMessage(`ask via ${transport}?`), configuration: { pushNotificationConfig: { id: 'hook', url: receiver.url } } },
+        params: {
+          message: userMessage(`ask via ${transport}?`),
+          configuration: { pushNotificationConfig: { id: 'hook', url: receiver.url } },
+        },
       }),
     });
     const body: Json = await res.json();
@@ -126,7 +129,12 @@ describe.each(STORES)('auth on the $name store', ({ store: storeFor }) => {
       const mine = await get.call(server.url, transport, ALICE, target);
       expect(mine.result.status.state).toBe('input-required');
       expect(mine.result.history).toHaveLength(2);
-      const configs = await OPERATIONS.find((o) => o.name === 'tasks/pushNotificationConfig/list')!.call(server.url, transport, ALICE, target);
+      const configs = await OPERATIONS.find((o) => o.name === 'tasks/pushNotificationConfig/list')!.call(
+        server.url,
+        transport,
+        ALICE,
+        target,
+      );
       expect(configs.result.map((c: Json) => c.pushNotificationConfig.id)).toEqual(['hook']);
     });
 
@@ -181,7 +189,12 @@ describe.each(STORES)('auth on the $name store', ({ store: storeFor }) => {
         const res = await fetch(`${server.url}/`, {
           method: 'POST',
           headers: { 'content-type': 'application/json', ...who },
-          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: { ...userMessage('whoami'), messageId } } }),
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'message/send',
+            params: { message: { ...userMessage('whoami'), messageId } },
+          }),
         });
         return ((await res.json()) as Json).result;
       };
@@ -205,9 +218,17 @@ function listVia(url: string, transport: TransportName, headers: Record<string, 
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tasks/list', params }),
     }).then(async (r) => {
       const body: Json = await r.json();
-      return { status: r.status, challenge: r.headers.get('www-authenticate'), ...(body.error ? { error: body.error } : { result: body.result }) };
+      return {
+        status: r.status,
+        challenge: r.headers.get('www-authenticate'),
+        ...(body.error ? { error: body.error } : { result: body.result }),
+      };
     });
   }
   const q = new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, String(v)]));
-  return fetch(`${url}/v1/tasks?${q}`, { headers }).then(async (r) => ({ status: r.status, challenge: r.headers.get('www-authenticate'), result: await r.json() }));
+  return fetch(`${url}/v1/tasks?${q}`, { headers }).then(async (r) => ({
+    status: r.status,
+    challenge: r.headers.get('www-authenticate'),
+    result: await r.json(),
+  }));
 }

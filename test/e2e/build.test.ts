@@ -23,7 +23,9 @@ describe('the build', () => {
   afterAll(() => rmSync(out.dir, { recursive: true, force: true }));
 
   it('emits declarations and a CLI that serves the built echo agent', async () => {
-    await run(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', out.dir], { cwd: ROOT });
+    await run(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', out.dir], {
+      cwd: ROOT,
+    });
     for (const file of ['src/index.js', 'src/index.d.ts', 'machines/task.machine.d.ts', 'src/cli/main.js', 'examples/echo-agent.js']) {
       expect(existsSync(join(out.dir, file)), file).toBe(true);
     }
@@ -49,13 +51,20 @@ describe('the build', () => {
     // Send, stream, subscribe and push through the built CLI (.ci/run repeats this on Node 22
     // and 24, where node:http serves).
     const rx = await startReceiver();
-    const scenario = await spawnBuiltServer(join(out.dir, 'src/cli/main.js'), [join(out.dir, 'examples/scenario-agent.js'), '--store', 'memory'], {
-      SERVICE_PUSH_ALLOW_HTTP: 'true',
-      SERVICE_PUSH_ALLOWED_HOSTS: '127.0.0.1',
-    });
+    const scenario = await spawnBuiltServer(
+      join(out.dir, 'src/cli/main.js'),
+      [join(out.dir, 'examples/scenario-agent.js'), '--store', 'memory'],
+      {
+        SERVICE_PUSH_ALLOW_HTTP: 'true',
+        SERVICE_PUSH_ALLOWED_HOSTS: '127.0.0.1',
+      },
+    );
     try {
       const a2a = client(scenario.url, 'jsonrpc');
-      const pushed = await a2a.send({ message: userMessage('echo pushed'), configuration: { pushNotificationConfig: { url: rx.url, token: 'tok' } } });
+      const pushed = await a2a.send({
+        message: userMessage('echo pushed'),
+        configuration: { pushNotificationConfig: { url: rx.url, token: 'tok' } },
+      });
       expect(pushed.result.status.state).toBe('completed');
       const delivered = await eventually(() => rx.bodiesOf(pushed.result.id).find((b) => b.status.state === 'completed'));
       expect(delivered.id).toBe(pushed.result.id);

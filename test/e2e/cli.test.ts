@@ -60,7 +60,16 @@ describe('the CLI', () => {
     expect(pg.code).toBe(1);
     expect(pg.stderr).toMatch(/the store postgres:\/\/127\.0\.0\.1:1\/tasks could not be opened: .*ECONNREFUSED/);
     expect(pg.stderr).not.toContain('s3cret');
-    const redis = await cli(['serve', 'examples/echo-agent.ts', '--port', '0', '--store', 'memory', '--events', 'redis://:s3cret@127.0.0.1:1']);
+    const redis = await cli([
+      'serve',
+      'examples/echo-agent.ts',
+      '--port',
+      '0',
+      '--store',
+      'memory',
+      '--events',
+      'redis://:s3cret@127.0.0.1:1',
+    ]);
     expect(redis.code).toBe(1);
     expect(redis.stderr).toMatch(/the event log redis:\/\/127\.0\.0\.1:1 could not be opened/);
     expect(redis.stderr).not.toContain('s3cret');
@@ -84,7 +93,10 @@ describe('the CLI', () => {
     expect(first.code).toBe(0);
     expect(first.stdout).toMatch(/npm install && npm start/);
     for (const file of ['package.json', 'tsconfig.json', 'agent.ts', 'agent.test.ts']) expect(existsSync(join(dir, file)), file).toBe(true);
-    const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { scripts: { start: string }; dependencies: Record<string, string> };
+    const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
+      scripts: { start: string };
+      dependencies: Record<string, string>;
+    };
     expect(pkg.scripts.start).toBe('a2actor serve agent.ts');
     expect(Object.keys(pkg.dependencies)).toEqual(['a2actor']);
     const again = await cli(['init', dir]);
@@ -102,11 +114,15 @@ describe('the CLI', () => {
       await proc.kill('SIGTERM');
     }
     const line = await new Promise<string>((resolve, reject) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', 'examples/echo-agent.ts', '--store', 'memory', '--debug', '--port', '0'], {
-        cwd: ROOT,
-        env: { ...process.env, SERVICE_LOG_LEVEL: 'silent' },
-        stdio: ['ignore', 'pipe', 'ignore'],
-      });
+      const child = spawn(
+        process.execPath,
+        ['--import', 'tsx', 'src/cli/main.ts', 'serve', 'examples/echo-agent.ts', '--store', 'memory', '--debug', '--port', '0'],
+        {
+          cwd: ROOT,
+          env: { ...process.env, SERVICE_LOG_LEVEL: 'silent' },
+          stdio: ['ignore', 'pipe', 'ignore'],
+        },
+      );
       let out = '';
       child.stdout.on('data', (d: Buffer) => {
         out += d.toString();

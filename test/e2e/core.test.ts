@@ -64,7 +64,13 @@ describe.each(STORE_KINDS)('core endpoints, %s store', (storeKind) => {
       expect(done.result.status.state).toBe('completed');
       expect(done.result.artifacts[0].parts[0].text).toBe('got: blue');
       expect(done.result.metadata.stateTransitions.map((t: Json) => t.state)).toEqual([
-        'submitted', 'working', 'input-required', 'working', 'input-required', 'working', 'completed',
+        'submitted',
+        'working',
+        'input-required',
+        'working',
+        'input-required',
+        'working',
+        'completed',
       ]);
       expect(done.result.history.map((m: Json) => m.role)).toEqual(['user', 'agent', 'user', 'agent', 'user']);
     });

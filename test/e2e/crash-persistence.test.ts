@@ -42,9 +42,10 @@ describe('crash and restart (SQLite)', () => {
         const first = new Promise<string>((resolve) => {
           const onEvent = (e: { data: Json }) => resolve(transport === 'jsonrpc' ? e.data.result.id : e.data.id);
           const body = { message: userMessage('slow 60000') };
-          void (transport === 'jsonrpc'
-            ? openSse(`${proc.url}/`, { body: { jsonrpc: '2.0', id: i, method: 'message/stream', params: body }, onEvent })
-            : openSse(`${proc.url}/v1/message:stream`, { body, onEvent })
+          void (
+            transport === 'jsonrpc'
+              ? openSse(`${proc.url}/`, { body: { jsonrpc: '2.0', id: i, method: 'message/stream', params: body }, onEvent })
+              : openSse(`${proc.url}/v1/message:stream`, { body, onEvent })
           ).then((s) => {
             // The stream breaks when the process dies: that is the point, not a failure.
             s.events.catch(() => undefined);
@@ -68,7 +69,7 @@ describe('crash and restart (SQLite)', () => {
     await again.kill('SIGTERM');
   });
 
-  it('a non-blocking send\'s task survives a kill -9 right after the answer', async () => {
+  it("a non-blocking send's task survives a kill -9 right after the answer", async () => {
     const proc = await serve('nonblocking.db');
     const sent = await client(proc.url, 'jsonrpc').send({ message: userMessage('slow 60000'), configuration: { blocking: false } });
     expect(sent.result.status.state).not.toBe('failed');

@@ -29,7 +29,8 @@ function sendWithDeep(where: 'metadata' | 'message.metadata' | 'part.metadata' |
       return `{"message":{"role":"user","messageId":${id},"parts":[{"kind":"data","data":{"x":${deep}}}]}}`;
   }
 }
-const rpcText = (method: string, params: string): string => `{"jsonrpc":"2.0","id":7,"method":${JSON.stringify(method)},"params":${params}}`;
+const rpcText = (method: string, params: string): string =>
+  `{"jsonrpc":"2.0","id":7,"method":${JSON.stringify(method)},"params":${params}}`;
 
 const post = (url: string, body: string | Buffer, headers: Record<string, string> = { 'content-type': 'application/json' }) =>
   fetch(url, { method: 'POST', headers, body });
@@ -149,7 +150,11 @@ describe.each(STORE_KINDS)('hostile input (%s store)', (storeKind) => {
 
   describe('HEAD', () => {
     it('answers the headers of the GET route with no body, so the next answer on the connection is read right', async () => {
-      const requests = [rawRequest('HEAD', '/v1/health'), rawRequest('HEAD', '/.well-known/agent-card.json'), rawRequest('GET', '/v1/health')];
+      const requests = [
+        rawRequest('HEAD', '/v1/health'),
+        rawRequest('HEAD', '/.well-known/agent-card.json'),
+        rawRequest('GET', '/v1/health'),
+      ];
       const { text } = await rawSequence(server.url, requests);
       const [health, card, get] = parseResponses(text, (i) => i < 2);
       expect(health?.status).toBe(200);
@@ -172,7 +177,10 @@ describe.each(STORE_KINDS)('hostile input (%s store)', (storeKind) => {
 
     it('of a subscribe stream answers its headers and starts no stream', async () => {
       const paused = [...before.values()].find((t) => t.status.state === 'input-required');
-      const { text } = await rawSequence(server.url, [rawRequest('HEAD', `/v1/tasks/${paused.id}:subscribe`), rawRequest('GET', '/v1/health')]);
+      const { text } = await rawSequence(server.url, [
+        rawRequest('HEAD', `/v1/tasks/${paused.id}:subscribe`),
+        rawRequest('GET', '/v1/health'),
+      ]);
       const [head, get] = parseResponses(text, (i) => i === 0);
       expect(head?.status).toBe(200);
       expect(head?.headers['content-type']).toBe('text/event-stream');
@@ -221,13 +229,34 @@ describe.each(STORE_KINDS)('hostile input (%s store)', (storeKind) => {
   });
 
   describe('request framing', () => {
-    const body = JSON.stringify({ message: { role: 'user', messageId: `smuggled-${storeKind}`, parts: [{ kind: 'text', text: 'echo hidden' }] } });
-    const hidden = rawRequest('POST', '/v1/message:send', [['Content-Type', 'application/json'], ['Content-Length', String(body.length)]], body);
+    const body = JSON.stringify({
+      message: { role: 'user', messageId: `smuggled-${storeKind}`, parts: [{ kind: 'text', text: 'echo hidden' }] },
+    });
+    const hidden = rawRequest(
+      'POST',
+      '/v1/message:send',
+      [
+        ['Content-Type', 'application/json'],
+        ['Content-Length', String(body.length)],
+      ],
+      body,
+    );
     const smuggled = async (): Promise<boolean> =>
-      (await client(server.url, 'rest').list({ pageSize: 100 })).result.tasks.some((t: Json) => t.history[0]?.messageId === `smuggled-${storeKind}`);
+      (await client(server.url, 'rest').list({ pageSize: 100 })).result.tasks.some(
+        (t: Json) => t.history[0]?.messageId === `smuggled-${storeKind}`,
+      );
 
     it('two Content-Length headers are 400 and close the connection; a request hidden in the body never runs', async () => {
-      const first = rawRequest('POST', '/v1/message:send', [['Content-Type', 'application/json'], ['Content-Length', '0'], ['Content-Length', String(hidden.length)]], hidden);
+      const first = rawRequest(
+        'POST',
+        '/v1/message:send',
+        [
+          ['Content-Type', 'application/json'],
+          ['Content-Length', '0'],
+          ['Content-Length', String(hidden.length)],
+        ],
+        hidden,
+      );
       const { text, closed } = await rawExchange(server.url, first, 1500);
       expect(closed).toBe(true);
       // With bytes pipelined behind it, uWS drops the connection before the 400 can go out.
@@ -235,8 +264,17 @@ describe.each(STORE_KINDS)('hostile input (%s store)', (storeKind) => {
       expect(await smuggled()).toBe(false);
     });
 
-    it.each(['/v1/message:send', '/'])('repeated Content-Length on %s is 400 in the transport\'s shape', async (path) => {
-      const request = rawRequest('POST', path, [['Content-Type', 'application/json'], ['Content-Length', '2'], ['Content-Length', '2']], '{}');
+    it.each(['/v1/message:send', '/'])("repeated Content-Length on %s is 400 in the transport's shape", async (path) => {
+      const request = rawRequest(
+        'POST',
+        path,
+        [
+          ['Content-Type', 'application/json'],
+          ['Content-Length', '2'],
+          ['Content-Length', '2'],
+        ],
+        '{}',
+      );
       const { text, closed } = await rawExchange(server.url, request, 1500);
       expect(closed).toBe(true);
       const [res] = parseResponses(text);
@@ -247,11 +285,21 @@ describe.each(STORE_KINDS)('hostile input (%s store)', (storeKind) => {
     });
 
     it.each([
-      ['Content-Length beside Transfer-Encoding', [['Content-Length', String(hidden.length)], ['Transfer-Encoding', 'chunked']]],
+      [
+        'Content-Length beside Transfer-Encoding',
+        [
+          ['Content-Length', String(hidden.length)],
+          ['Transfer-Encoding', 'chunked'],
+        ],
+      ],
       ['a signed Content-Length', [['Content-Length', `+${hidden.length}`]]],
       ['a list as Content-Length', [['Content-Length', `${hidden.length}, ${hidden.length}`]]],
     ] as [string, [string, string][]][])('%s is refused before anything runs', async (_name, headers) => {
-      const { text, closed } = await rawExchange(server.url, rawRequest('POST', '/v1/message:send', [['Content-Type', 'application/json'], ...headers], hidden), 1500);
+      const { text, closed } = await rawExchange(
+        server.url,
+        rawRequest('POST', '/v1/message:send', [['Content-Type', 'application/json'], ...headers], hidden),
+        1500,
+      );
       expect(closed).toBe(true);
       // uWS's own parser drops these connections; if an answer comes, it is a 400.
       if (text) expect(parseResponses(text)[0]?.status).toBe(400);
@@ -276,7 +324,10 @@ describe.each(STORE_KINDS)('hostile input (%s store)', (storeKind) => {
 
     it('a notification is carried out and answered 204 with no body', async () => {
       const messageId = randomUUID();
-      const res = await post(`${server.url}/`, JSON.stringify({ jsonrpc: '2.0', method: 'message/send', params: { message: userMessage('echo quietly', { messageId }) } }));
+      const res = await post(
+        `${server.url}/`,
+        JSON.stringify({ jsonrpc: '2.0', method: 'message/send', params: { message: userMessage('echo quietly', { messageId }) } }),
+      );
       expect(res.status).toBe(204);
       expect(await res.text()).toBe('');
       const page = await client(server.url, 'rest').list({ pageSize: 100 });
@@ -320,7 +371,9 @@ describe.each(STORE_KINDS)('hostile input (%s store)', (storeKind) => {
 
     it.each(TRANSPORTS)('file bytes must be base64 (%s)', async (transport) => {
       const c = client(server.url, transport);
-      const file = (bytes: string) => ({ message: { ...userMessage('file'), parts: [{ kind: 'file', file: { bytes, mimeType: 'text/plain' } }] } });
+      const file = (bytes: string) => ({
+        message: { ...userMessage('file'), parts: [{ kind: 'file', file: { bytes, mimeType: 'text/plain' } }] },
+      });
       for (const bad of ['not base64!', 'abcde', '====', 'ab=c']) {
         const r = await c.send(file(bad));
         expect(r.error?.code, bad).toBe(-32602);
@@ -333,10 +386,18 @@ describe.each(STORE_KINDS)('hostile input (%s store)', (storeKind) => {
     });
 
     it('invalid UTF-8 is a parse error, not silently replaced', async () => {
-      const bytes = Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":1,"method":"tasks/list","params":{"contextId":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}}')]);
+      const bytes = Buffer.concat([
+        Buffer.from('{"jsonrpc":"2.0","id":1,"method":"tasks/list","params":{"contextId":"'),
+        Buffer.from([0xff, 0xfe]),
+        Buffer.from('"}}'),
+      ]);
       const rpc: Json = await (await post(`${server.url}/`, bytes)).json();
       expect(rpc.error.code).toBe(-32700);
-      const restBytes = Buffer.concat([Buffer.from('{"message":{"role":"user","messageId":"u8","parts":[{"kind":"text","text":"'), Buffer.from([0xc3, 0x28]), Buffer.from('"}]}}')]);
+      const restBytes = Buffer.concat([
+        Buffer.from('{"message":{"role":"user","messageId":"u8","parts":[{"kind":"text","text":"'),
+        Buffer.from([0xc3, 0x28]),
+        Buffer.from('"}]}}'),
+      ]);
       const rest = await post(`${server.url}/v1/message:send`, restBytes);
       expect(rest.status).toBe(400);
       expect(((await rest.json()) as Json).code).toBe(-32700);
@@ -357,7 +418,19 @@ describe.each(STORE_KINDS)('hostile input (%s store)', (storeKind) => {
       }
       const stream = await openSse(`${server.url}/v1/message:stream`, { body: { message: userMessage('echo streamed') } });
       await stream.events;
-      const { text } = await rawExchange(server.url, rawRequest('POST', '/v1/message:stream', [['Content-Type', 'application/json'], ['Content-Length', '2']], '{}'), 500);
+      const { text } = await rawExchange(
+        server.url,
+        rawRequest(
+          'POST',
+          '/v1/message:stream',
+          [
+            ['Content-Type', 'application/json'],
+            ['Content-Length', '2'],
+          ],
+          '{}',
+        ),
+        500,
+      );
       expect(text.toLowerCase()).toContain('x-content-type-options: nosniff');
       expect(text.toLowerCase()).not.toContain('uwebsockets');
     });
@@ -383,7 +456,19 @@ describe('one request cannot kill the process', () => {
         await post(`${proc.url}/`, rpcText(method, '{}'));
       }
       await rawExchange(proc.url, rawRequest('HEAD', '/v1/health') + rawRequest('HEAD', '/v1/tasks/x:subscribe'), 300);
-      await rawExchange(proc.url, rawRequest('POST', '/', [['Content-Length', '2'], ['Content-Length', '3']], '{} '), 300);
+      await rawExchange(
+        proc.url,
+        rawRequest(
+          'POST',
+          '/',
+          [
+            ['Content-Length', '2'],
+            ['Content-Length', '3'],
+          ],
+          '{} ',
+        ),
+        300,
+      );
       // Several heartbeats later the process is alive and answers.
       await new Promise((r) => setTimeout(r, 1000));
       expect(proc.child.exitCode).toBeNull();

@@ -40,7 +40,12 @@ describe('resource leaks', () => {
     expect([...states.keys()].sort()).toEqual(['auth-required', 'completed', 'failed', 'input-required', 'message', 'rejected']);
     const stats = await eventually(() => {
       const s = server.stats();
-      return s.liveTasks === 0 && s.runningActors === 0 && s.pendingFlushes === 0 && s.subscribers === 0 && s.eventLogs === 0 && s.push.cachedTasks === 0
+      return s.liveTasks === 0 &&
+        s.runningActors === 0 &&
+        s.pendingFlushes === 0 &&
+        s.subscribers === 0 &&
+        s.eventLogs === 0 &&
+        s.push.cachedTasks === 0
         ? s
         : undefined;
     }, 10_000);

@@ -21,7 +21,9 @@ describe('one owner per port', () => {
       expect(cli.code).toBe(1);
       expect(cli.stderr).toContain(`127.0.0.1:${first.port}`);
       expect(cli.stderr).toMatch(/in use/);
-      const answers = await Promise.all(Array.from({ length: 10 }, () => client(first.url, 'jsonrpc').send({ message: userMessage('echo') })));
+      const answers = await Promise.all(
+        Array.from({ length: 10 }, () => client(first.url, 'jsonrpc').send({ message: userMessage('echo') })),
+      );
       for (const a of answers) expect(a.result.status.state).toBe('completed');
       expect((await client(first.url, 'rest').list()).result.totalSize).toBe(10);
     } finally {
@@ -34,7 +36,7 @@ describe('one owner per SQLite file', () => {
   const temp = tempDir();
   afterAll(() => temp.cleanup());
 
-  it('a second process on the same file fails to start, says why, and leaves the first one\'s tasks alone', async () => {
+  it("a second process on the same file fails to start, says why, and leaves the first one's tasks alone", async () => {
     const db = join(temp.dir, 'owned.db');
     const first = await startServer({ storeKind: 'sqlite', sqlitePath: db });
     try {

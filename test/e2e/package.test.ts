@@ -18,7 +18,12 @@ const run = promisify(execFile);
 const NPM = { env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' } };
 
 /** `npx a2actor serve <agent>` (or another command) in `dir`; answers one message, then is stopped. */
-async function serveAndAsk(dir: string, agent: string, text: string, command = ['npx', '--no-install', 'a2actor', 'serve', agent]): Promise<string> {
+async function serveAndAsk(
+  dir: string,
+  agent: string,
+  text: string,
+  command = ['npx', '--no-install', 'a2actor', 'serve', agent],
+): Promise<string> {
   const [program, ...args] = command as [string, ...string[]];
   const child = spawn(program, [...args, '--store', 'memory', '--port', '0'], {
     cwd: dir,
@@ -95,7 +100,11 @@ module.exports = defineAgent({
 `,
     );
     expect(await serveAndAsk(commonjs, 'agent.js', 'hello')).toBe('cjs: hello');
-    const { stdout } = await run(process.execPath, ['-e', "const a = require('a2actor'); console.log(typeof a.createServer, typeof a.testAgent)"], { cwd: commonjs });
+    const { stdout } = await run(
+      process.execPath,
+      ['-e', "const a = require('a2actor'); console.log(typeof a.createServer, typeof a.testAgent)"],
+      { cwd: commonjs },
+    );
     expect(stdout.trim()).toBe('function function');
   }, 60_000);
 

@@ -107,7 +107,7 @@ describe('push config CRUD', () => {
     });
   });
 
-  it('JSON-RPC get without a config id returns the task\'s first config', async () => {
+  it("JSON-RPC get without a config id returns the task's first config", async () => {
     const a2a = client(server.url, 'jsonrpc');
     const id = (await a2a.send({ message: userMessage('ask first?') })).result.id;
     await a2a.setPush(id, { id: 'one', url: hook('one') });
@@ -126,7 +126,10 @@ describe('push config CRUD', () => {
       {
         parent: `tasks/${id}`,
         config_id: 'proto',
-        config: { name: `tasks/${id}/pushNotificationConfigs/proto`, push_notification_config: { url: hook('proto'), token: '', authentication: {} } },
+        config: {
+          name: `tasks/${id}/pushNotificationConfigs/proto`,
+          push_notification_config: { url: hook('proto'), token: '', authentication: {} },
+        },
       },
     ];
     for (const body of bodies) {
@@ -135,7 +138,12 @@ describe('push config CRUD', () => {
       expect(r.result.taskId).toBe(id);
     }
     const list = await restCall(server.url, 'GET', path);
-    expect(list.result.map((c: { pushNotificationConfig: { id: string; url: string } }) => [c.pushNotificationConfig.id, c.pushNotificationConfig.url])).toEqual([
+    expect(
+      list.result.map((c: { pushNotificationConfig: { id: string; url: string } }) => [
+        c.pushNotificationConfig.id,
+        c.pushNotificationConfig.url,
+      ]),
+    ).toEqual([
       ['flat', hook('flat')],
       ['wrapped', hook('wrapped')],
       ['bare', hook('bare')],
@@ -197,7 +205,10 @@ describe('push capability off', () => {
   });
 
   it('an inline config is not registered and nothing is delivered; the task runs as usual', async () => {
-    const r = await client(server.url, 'rest').send({ message: userMessage('echo quiet'), configuration: { pushNotificationConfig: { url: rx.url } } });
+    const r = await client(server.url, 'rest').send({
+      message: userMessage('echo quiet'),
+      configuration: { pushNotificationConfig: { url: rx.url } },
+    });
     expect(r.result.status.state).toBe('completed');
     expect(server.stats().push).toEqual({ workers: 0, queued: 0, inFlight: 0, cachedTasks: 0 });
     expect(rx.received).toEqual([]);
@@ -223,7 +234,10 @@ describe('@a2a-js/sdk 0.3.14 push config calls against a2actor', () => {
     const task = sent.result;
     if (task.kind !== 'task') throw new Error('expected a task');
 
-    const set = await sdk.setTaskPushNotificationConfig({ taskId: task.id, pushNotificationConfig: { id: 'sdk', url: rx.url, token: 'sdk-token' } });
+    const set = await sdk.setTaskPushNotificationConfig({
+      taskId: task.id,
+      pushNotificationConfig: { id: 'sdk', url: rx.url, token: 'sdk-token' },
+    });
     if ('error' in set) throw new Error(set.error.message);
     expect(set.result).toEqual({ taskId: task.id, pushNotificationConfig: { id: 'sdk', url: rx.url, token: 'sdk-token' } });
 

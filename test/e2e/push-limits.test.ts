@@ -18,7 +18,13 @@ describe.each(STORE_KINDS)('push config limits (%s store)', (storeKind) => {
   beforeAll(async () => {
     rx = await startReceiver();
     logs = captureLogs('debug');
-    server = await startServer({ storeKind, logger: logs.logger, pushAllowHttp: true, pushAllowedHosts: ['127.0.0.1'], pushMaxConfigsPerTask: 3 });
+    server = await startServer({
+      storeKind,
+      logger: logs.logger,
+      pushAllowHttp: true,
+      pushAllowedHosts: ['127.0.0.1'],
+      pushMaxConfigsPerTask: 3,
+    });
   });
   afterAll(async () => {
     await server.stop();
@@ -26,7 +32,8 @@ describe.each(STORE_KINDS)('push config limits (%s store)', (storeKind) => {
   });
 
   describe.each(TRANSPORTS)('over %s', (transport) => {
-    const pausedTask = async (): Promise<string> => (await client(server.url, transport).send({ message: userMessage('ask which?') })).result.id;
+    const pausedTask = async (): Promise<string> =>
+      (await client(server.url, transport).send({ message: userMessage('ask which?') })).result.id;
 
     it('a task takes configs up to the cap; the next new one is a clear 400 / -32602, updates still work', async () => {
       const a2a = client(server.url, transport);

@@ -126,7 +126,11 @@ describe('webhook URL safety, loopback only', () => {
   });
 
   it('an allowlisted host name or IPv6 literal is delivered to; the blocklist refuses its hosts', async () => {
-    const { server: s, logs } = await server({ pushAllowHttp: true, pushAllowedHosts: ['localhost', '::1'], pushBlockedHosts: ['127.0.0.2'] });
+    const { server: s, logs } = await server({
+      pushAllowHttp: true,
+      pushAllowedHosts: ['localhost', '::1'],
+      pushBlockedHosts: ['127.0.0.2'],
+    });
     const id = await runTask(s, [
       { id: 'by-name', url: v4.urlVia('localhost', '/by-name') },
       { id: 'v6', url: v6.url },
@@ -149,7 +153,11 @@ describe('webhook URL safety, loopback only', () => {
     const { server: s, logs } = await server({
       env: { SERVICE_PUSH_ALLOW_HTTP: 'true', SERVICE_PUSH_ALLOWED_HOSTS: 'LOCALHOST, 127.0.0.1', SERVICE_PUSH_BLOCKED_HOSTS: '127.0.0.2' },
     });
-    expect(s.settings).toMatchObject({ pushAllowHttp: true, pushAllowedHosts: ['localhost', '127.0.0.1'], pushBlockedHosts: ['127.0.0.2'] });
+    expect(s.settings).toMatchObject({
+      pushAllowHttp: true,
+      pushAllowedHosts: ['localhost', '127.0.0.1'],
+      pushBlockedHosts: ['127.0.0.2'],
+    });
     const id = await runTask(s, [
       { id: 'control', url: control.url },
       { id: 'blocked', url: v4b.url },

@@ -101,7 +101,10 @@ describe.each(STORE_KINDS)('push delivery, %s store', (storeKind) => {
     });
 
     it('"ask" and its follow-up: every transition of both turns, in order', async () => {
-      const first = await a2a.send({ message: userMessage('ask which colour?'), configuration: { pushNotificationConfig: { url: rx.url } } });
+      const first = await a2a.send({
+        message: userMessage('ask which colour?'),
+        configuration: { pushNotificationConfig: { url: rx.url } },
+      });
       expect(first.result.status.state).toBe('input-required');
       const id = first.result.id;
       await eventually(() => (rx.bodiesOf(id).length === 2 ? true : undefined));
@@ -119,7 +122,10 @@ describe.each(STORE_KINDS)('push delivery, %s store', (storeKind) => {
     });
 
     it('"fail" delivers working, then failed with the reason', async () => {
-      const r = await a2a.send({ message: userMessage('fail broke'), configuration: { pushNotificationConfig: { url: rx.url, token: 't' } } });
+      const r = await a2a.send({
+        message: userMessage('fail broke'),
+        configuration: { pushNotificationConfig: { url: rx.url, token: 't' } },
+      });
       expect(r.result.status.state).toBe('failed');
       const bodies = await untilTerminal(rx, r.result.id);
       expect(statesOf(bodies)).toEqual(['working', 'failed']);
@@ -149,7 +155,12 @@ describe.each(STORE_KINDS)('push delivery, %s store', (storeKind) => {
       const first = await a2a.send({ message: userMessage('ask first?') });
       const id = first.result.id;
       const a = await client(server.url, 'jsonrpc').setPush(id, { id: 'a', url: rx.url, token: 'tok-a' });
-      const b = await a2a.setPush(id, { id: 'b', url: rx2.url, token: 'tok-b', authentication: { schemes: ['Basic'], credentials: 'dXNlcjpwdw==' } });
+      const b = await a2a.setPush(id, {
+        id: 'b',
+        url: rx2.url,
+        token: 'tok-b',
+        authentication: { schemes: ['Basic'], credentials: 'dXNlcjpwdw==' },
+      });
       expect([a.result.pushNotificationConfig.id, b.result.pushNotificationConfig.id]).toEqual(['a', 'b']);
       await a2a.send({ message: userMessage('ask again?', { taskId: id }) });
       const done = await a2a.send({ message: userMessage('done', { taskId: id }) });
@@ -179,8 +190,14 @@ describe.each(STORE_KINDS)('push delivery, %s store', (storeKind) => {
     const rx2 = await startReceiver();
     try {
       const a2a = client(server.url, 'rest');
-      const deleted = await a2a.send({ message: userMessage('ask delete?'), configuration: { pushNotificationConfig: { id: 'gone', url: rx.url } } });
-      const moved = await a2a.send({ message: userMessage('ask move?'), configuration: { pushNotificationConfig: { id: 'moving', url: rx.url } } });
+      const deleted = await a2a.send({
+        message: userMessage('ask delete?'),
+        configuration: { pushNotificationConfig: { id: 'gone', url: rx.url } },
+      });
+      const moved = await a2a.send({
+        message: userMessage('ask move?'),
+        configuration: { pushNotificationConfig: { id: 'moving', url: rx.url } },
+      });
       await eventually(() => (rx.bodiesOf(deleted.result.id).length === 2 && rx.bodiesOf(moved.result.id).length === 2 ? true : undefined));
       expect((await a2a.deletePush(deleted.result.id, 'gone')).status).toBe(204);
       expect((await a2a.setPush(moved.result.id, { id: 'moving', url: rx2.url })).status).toBe(200);
@@ -237,7 +254,10 @@ describe('every kind of transition', () => {
     await a2a.send({ message: userMessage('token abc', { taskId: auth.result.id }) });
     expect(statesOf(await untilTerminal(rx, auth.result.id))).toEqual(['working', 'auth-required', 'working', 'completed']);
 
-    const slow = await a2a.send({ message: userMessage('slow 5000'), configuration: { blocking: false, pushNotificationConfig: { url: rx.url } } });
+    const slow = await a2a.send({
+      message: userMessage('slow 5000'),
+      configuration: { blocking: false, pushNotificationConfig: { url: rx.url } },
+    });
     await eventually(() => (rx.bodiesOf(slow.result.id).length >= 2 ? true : undefined));
     expect((await a2a.cancel(slow.result.id)).result.status.state).toBe('canceled');
     const bodies = await untilTerminal(rx, slow.result.id);
@@ -248,7 +268,10 @@ describe('every kind of transition', () => {
   it('a config given inline with a follow-up is registered before that turn starts', async () => {
     const a2a = client(server.url, 'jsonrpc');
     const first = await a2a.send({ message: userMessage('ask where?') });
-    const done = await a2a.send({ message: userMessage('here', { taskId: first.result.id }), configuration: { pushNotificationConfig: { url: rx.url } } });
+    const done = await a2a.send({
+      message: userMessage('here', { taskId: first.result.id }),
+      configuration: { pushNotificationConfig: { url: rx.url } },
+    });
     expect(done.result.status.state).toBe('completed');
     expect(statesOf(await untilTerminal(rx, first.result.id))).toEqual(['working', 'completed']);
   });
@@ -258,14 +281,19 @@ describe('every kind of transition', () => {
     const sqlitePath = join(dir, 'tasks.db');
     try {
       const before = await startServer({ storeKind: 'sqlite', sqlitePath, ...LOCAL_PUSH });
-      const first = await client(before.url, 'rest').send({ message: userMessage('ask survive?'), configuration: { pushNotificationConfig: { url: rx.url, token: 'kept' } } });
+      const first = await client(before.url, 'rest').send({
+        message: userMessage('ask survive?'),
+        configuration: { pushNotificationConfig: { url: rx.url, token: 'kept' } },
+      });
       await eventually(() => (rx.bodiesOf(first.result.id).length === 2 ? true : undefined));
       await before.stop();
       const after = await startServer({ storeKind: 'sqlite', sqlitePath, ...LOCAL_PUSH });
       try {
         await client(after.url, 'rest').send({ message: userMessage('yes', { taskId: first.result.id }) });
         expect(statesOf(await untilTerminal(rx, first.result.id))).toEqual(['working', 'input-required', 'working', 'completed']);
-        expect(rx.received.filter((q) => q.body.id === first.result.id).every((q) => q.headers['x-a2a-notification-token'] === 'kept')).toBe(true);
+        expect(
+          rx.received.filter((q) => q.body.id === first.result.id).every((q) => q.headers['x-a2a-notification-token'] === 'kept'),
+        ).toBe(true);
       } finally {
         await after.stop();
       }
@@ -295,7 +323,10 @@ describe('retries', () => {
 
   /** A blocking "echo" task with an inline config: two deliveries, working then completed. */
   const echoTo = async (rx: Receiver, text = 'echo hi') => {
-    const r = await client(server.url, 'rest').send({ message: userMessage(text), configuration: { pushNotificationConfig: { url: rx.url } } });
+    const r = await client(server.url, 'rest').send({
+      message: userMessage(text),
+      configuration: { pushNotificationConfig: { url: rx.url } },
+    });
     // Whatever the receiver does, the task's own result is unaffected.
     expect(r.result.status.state).toBe('completed');
     expect(r.result.artifacts[0].parts[0].text).toBe(text.replace(/^echo /, ''));
@@ -400,7 +431,10 @@ describe('per-attempt timeout', () => {
   });
 
   it('a receiver that never answers is given up on after push_timeout, attempt by attempt', async () => {
-    const r = await client(server.url, 'jsonrpc').send({ message: userMessage('echo patience'), configuration: { pushNotificationConfig: { url: rx.url } } });
+    const r = await client(server.url, 'jsonrpc').send({
+      message: userMessage('echo patience'),
+      configuration: { pushNotificationConfig: { url: rx.url } },
+    });
     expect(r.result.status.state).toBe('completed');
     const id = r.result.id;
     await pushSettled(server);
@@ -421,7 +455,10 @@ describe('graceful shutdown', () => {
     try {
       const ids: string[] = [];
       for (let i = 0; i < 4; i++) {
-        const r = await client(server.url, 'rest').send({ message: userMessage(`echo ${i}`), configuration: { pushNotificationConfig: { url: rx.url } } });
+        const r = await client(server.url, 'rest').send({
+          message: userMessage(`echo ${i}`),
+          configuration: { pushNotificationConfig: { url: rx.url } },
+        });
         ids.push(r.result.id);
       }
       await server.stop();
@@ -438,7 +475,10 @@ describe('graceful shutdown', () => {
     const logs = captureLogs();
     const server = await startServer({ logger: logs.logger, ...LOCAL_PUSH, shutdownGrace: 0.2, pushTimeout: 60 });
     try {
-      const r = await client(server.url, 'rest').send({ message: userMessage('echo stuck'), configuration: { pushNotificationConfig: { url: rx.url } } });
+      const r = await client(server.url, 'rest').send({
+        message: userMessage('echo stuck'),
+        configuration: { pushNotificationConfig: { url: rx.url } },
+      });
       await eventually(() => (rx.received.length === 1 ? true : undefined));
       await server.stop();
       expect(logs.events('push.shutdown_dropped')).toEqual([expect.objectContaining({ deliveries: 2 })]);

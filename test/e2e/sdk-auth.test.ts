@@ -79,7 +79,10 @@ describe('@a2a-js/sdk 0.3.14 with a bearer token against the auth example', () =
     const sdk = await clientFor(server.url, 'alice-token');
     const paused = await sdk.sendMessage({ message: msg('ask for push?') });
     if (!isTask(paused)) throw new Error('expected a task');
-    const set = await sdk.setTaskPushNotificationConfig({ taskId: paused.id, pushNotificationConfig: { id: 'p1', url: receiver.url, token: 't' } });
+    const set = await sdk.setTaskPushNotificationConfig({
+      taskId: paused.id,
+      pushNotificationConfig: { id: 'p1', url: receiver.url, token: 't' },
+    });
     expect(set.pushNotificationConfig.id).toBe('p1');
     // 0.3.14 types this parameter as TaskIdParams, but sends what it is given.
     const byId = { id: paused.id, pushNotificationConfigId: 'p1' } as Parameters<Client['getTaskPushNotificationConfig']>[0];

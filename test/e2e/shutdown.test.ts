@@ -99,7 +99,17 @@ describe('graceful shutdown', () => {
       await eventually(() => (socket.destroyed || socket.readableEnded ? true : undefined));
     } else {
       const body = JSON.stringify({ message: userMessage('echo too late') });
-      socket.write(rawRequest('POST', '/v1/message:send', [['Content-Type', 'application/json'], ['Content-Length', String(body.length)]], body));
+      socket.write(
+        rawRequest(
+          'POST',
+          '/v1/message:send',
+          [
+            ['Content-Type', 'application/json'],
+            ['Content-Length', String(body.length)],
+          ],
+          body,
+        ),
+      );
       await eventually(() => (received.includes('\r\n\r\n{') ? true : undefined));
       socket.write(rawRequest('GET', '/v1/health/ready'));
       await eventually(() => (parseResponses(received).length === 2 ? true : undefined));

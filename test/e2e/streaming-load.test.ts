@@ -79,9 +79,7 @@ describe('streaming under load', () => {
   it('1,000 concurrent streams complete with every event delivered, in order', async () => {
     const N = 1000;
     const streams = await Promise.all(
-      Array.from({ length: N }, (_, i) =>
-        streamMessage(server.url, TRANSPORTS[i % 2] ?? 'rest', { message: userMessage('stream 5') }),
-      ),
+      Array.from({ length: N }, (_, i) => streamMessage(server.url, TRANSPORTS[i % 2] ?? 'rest', { message: userMessage('stream 5') })),
     );
     const all = await Promise.all(streams.map((s) => s.items));
     const expected = STREAM_5_EVENTS;
@@ -138,7 +136,8 @@ describe('clients that go away', () => {
       ),
     );
     const seen = await Promise.all(streams.map((s) => s.items));
-    for (const items of seen) expect(items.map((i) => summarize(i.data))).toEqual(['task:submitted', 'status:working', 'status:working+msg']);
+    for (const items of seen)
+      expect(items.map((i) => summarize(i.data))).toEqual(['task:submitted', 'status:working', 'status:working+msg']);
     const subscribers = await Promise.all(
       seen.map((items, i) => subscribe(server.url, TRANSPORTS[(i + 1) % 2] ?? 'rest', items[0]?.data.id, { stopAfter: 1 })),
     );
@@ -322,14 +321,23 @@ describe('a reader slower than its events', () => {
     let text = '';
     const reader = res.body?.getReader();
     try {
-      const found = await eventually(async () => {
-        const chunk = await reader?.read();
-        text += decoder.decode(chunk?.value ?? new Uint8Array(), { stream: true });
-        return text.split('\n\n').filter((block) => block === ': ping').length >= 2 ? true : undefined;
-      }, 5000, 0);
+      const found = await eventually(
+        async () => {
+          const chunk = await reader?.read();
+          text += decoder.decode(chunk?.value ?? new Uint8Array(), { stream: true });
+          return text.split('\n\n').filter((block) => block === ': ping').length >= 2 ? true : undefined;
+        },
+        5000,
+        0,
+      );
       expect(found).toBe(true);
       // Pings are comments that clients skip; the first event is still the task.
-      expect(text.split('\n\n').find((block) => !block.startsWith(':'))?.startsWith('id: ')).toBe(true);
+      expect(
+        text
+          .split('\n\n')
+          .find((block) => !block.startsWith(':'))
+          ?.startsWith('id: '),
+      ).toBe(true);
     } finally {
       controller.abort();
     }

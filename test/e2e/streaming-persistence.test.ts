@@ -8,7 +8,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryTaskStore, type Task } from '../../src/index.js';
 import { client, eventually, TRANSPORTS, userMessage, type Json } from '../support/a2a.js';
 import { startServer, tempDir, type TestServer } from '../support/server.js';
-import { comparable, expectConsecutiveIds, rebuildArtifacts, streamMessage, subscribe, summarize, type StreamItem } from '../support/streams.js';
+import {
+  comparable,
+  expectConsecutiveIds,
+  rebuildArtifacts,
+  streamMessage,
+  subscribe,
+  summarize,
+  type StreamItem,
+} from '../support/streams.js';
 
 /** A memory store that records every write. */
 function recordingStore(): { store: MemoryTaskStore; writes: Map<string, Task[]> } {
@@ -42,7 +50,11 @@ describe('persistence while streaming (spec rule 4)', () => {
     it('a streamed task is written before its id goes out, then once at its end with every artifact', async () => {
       // A turn still running when the client attaches is written first (so the task survives a
       // crash once its id is out), then at its end; one that ended already is written once.
-      for (const [text, writes] of [['stream 8', 2], ['slow 300', 2], ['fail broke', 1]] as const) {
+      for (const [text, writes] of [
+        ['stream 8', 2],
+        ['slow 300', 2],
+        ['fail broke', 1],
+      ] as const) {
         const items = await stream({ message: userMessage(text) });
         const id: string = items[0]?.data.id;
         // The final event is out before the write lands; a read waits for the turn to settle.

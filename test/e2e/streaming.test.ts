@@ -111,7 +111,9 @@ describe('streaming', () => {
       expect(again[0]?.data.id).toBe(first[0]?.data.id);
       // A task that waits for the client ends the repeated stream too, as its turn did.
       const question = userMessage('ask again?');
-      await (await streamMessage(server.url, transport, { message: question })).items;
+      await (
+        await streamMessage(server.url, transport, { message: question })
+      ).items;
       const repeated = await (await streamMessage(server.url, transport, { message: question })).items;
       expect(repeated.map((i) => summarize(i.data))).toEqual(['task:input-required']);
     });
@@ -147,9 +149,15 @@ describe('streaming', () => {
       const dropped = await streamMessage(server.url, transport, { message: userMessage('stream 3') }, { stopAfter: 3 });
       const seen = await dropped.items;
       const taskId: string = seen[0]?.data.id;
-      await eventually(async () => ((await client(server.url, transport).get(taskId)).result.status.state === 'completed' ? true : undefined));
+      await eventually(async () =>
+        (await client(server.url, transport).get(taskId)).result.status.state === 'completed' ? true : undefined,
+      );
       const resumed = await (await subscribe(server.url, transport, taskId, { lastEventId: 2 })).items;
-      expect(resumed.map((i) => summarize(i.data))).toEqual(['artifact:stream:append', 'artifact:stream:append:last', 'status:completed:final']);
+      expect(resumed.map((i) => summarize(i.data))).toEqual([
+        'artifact:stream:append',
+        'artifact:stream:append:last',
+        'status:completed:final',
+      ]);
       expectConsecutiveIds(resumed, 3);
     });
 

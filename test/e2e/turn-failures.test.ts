@@ -103,7 +103,7 @@ describe('failures inside a turn', () => {
 });
 
 describe('the process-level policy (real CLI)', () => {
-  it('a handler\'s stray rejected promise is logged and the server keeps serving', async () => {
+  it("a handler's stray rejected promise is logged and the server keeps serving", async () => {
     const proc = await spawnServer(['test/support/agents/unruly-agent.ts', '--store', 'memory']);
     let stderr = '';
     proc.child.stderr?.on('data', (d: Buffer) => {

@@ -43,22 +43,31 @@ describe('wire rules', () => {
 
     it('the same request id used twice gets two normal answers echoing it', async () => {
       for (let i = 0; i < 2; i++) {
-        const r = await rawRpc(server.url, JSON.stringify({ jsonrpc: '2.0', id: 'same', method: 'message/send', params: { message: userMessage('echo again') } }));
+        const r = await rawRpc(
+          server.url,
+          JSON.stringify({ jsonrpc: '2.0', id: 'same', method: 'message/send', params: { message: userMessage('echo again') } }),
+        );
         expect(r.body.id).toBe('same');
         expect(r.body.result.status.state).toBe('completed');
       }
     });
 
     it('a version mismatch is HTTP 400 with a JSON-RPC error body that echoes the id', async () => {
-      const r = await rawRpc(server.url, JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tasks/get', params: { id: 'x' } }), { 'A2A-Version': '9.0' });
+      const r = await rawRpc(server.url, JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tasks/get', params: { id: 'x' } }), {
+        'A2A-Version': '9.0',
+      });
       expect(r.status).toBe(400);
       expect(r.body).toMatchObject({ jsonrpc: '2.0', id: 3, error: { code: -32009 } });
     });
 
     it('agent/getAuthenticatedExtendedCard accepts empty params', async () => {
-      const r = await rawRpc(server.url, JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'agent/getAuthenticatedExtendedCard', params: {} }), {
-        authorization: 'Bearer scenario-token',
-      });
+      const r = await rawRpc(
+        server.url,
+        JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'agent/getAuthenticatedExtendedCard', params: {} }),
+        {
+          authorization: 'Bearer scenario-token',
+        },
+      );
       expect(r.body.result.name).toBe('Scenario Agent');
     });
   });
@@ -116,7 +125,10 @@ describe('wire rules', () => {
 
     it('bodyless POSTs with a JSON content type work (cancel)', async () => {
       const paused = await client(server.url, 'rest').send({ message: userMessage('ask q') });
-      const res = await fetch(`${server.url}/v1/tasks/${paused.result.id}:cancel`, { method: 'POST', headers: { 'content-type': 'application/json' } });
+      const res = await fetch(`${server.url}/v1/tasks/${paused.result.id}:cancel`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+      });
       expect(res.status).toBe(200);
       expect(((await res.json()) as Json).status.state).toBe('canceled');
     });
@@ -173,14 +185,21 @@ describe('wire rules', () => {
     it('on JSON-RPC a part without kind is invalid params', async () => {
       const r = await rawRpc(
         server.url,
-        JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: { role: 'user', messageId: 'k', parts: [{ text: 'x' }] } } }),
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'message/send',
+          params: { message: { role: 'user', messageId: 'k', parts: [{ text: 'x' }] } },
+        }),
       );
       expect(r.body.error.code).toBe(-32602);
     });
   });
 
   it('explicit null taskId, contextId and metadata mean absent', async () => {
-    const r = await client(server.url, 'jsonrpc').send({ message: userMessage('echo nulls', { taskId: null, contextId: null, metadata: null }) });
+    const r = await client(server.url, 'jsonrpc').send({
+      message: userMessage('echo nulls', { taskId: null, contextId: null, metadata: null }),
+    });
     expect(r.result.status.state).toBe('completed');
   });
 

@@ -58,9 +58,15 @@ export const deepText = fc
   .map(({ levels, objects }) => (objects ? '{"a":'.repeat(levels) + '1' + '}'.repeat(levels) : '['.repeat(levels) + ']'.repeat(levels)));
 
 /** JSON text of a free-form value: ordinary, or nested deeply. */
-const freeFormText = fc.oneof({ weight: 3, arbitrary: jsonValue.map((v) => JSON.stringify(v) ?? 'null') }, { weight: 1, arbitrary: deepText });
+const freeFormText = fc.oneof(
+  { weight: 3, arbitrary: jsonValue.map((v) => JSON.stringify(v) ?? 'null') },
+  { weight: 1, arbitrary: deepText },
+);
 
-const textPart = fc.record({ kind: fc.constant('text'), text: fc.oneof(fc.constantFrom('echo fuzz', 'direct hi', 'fail x', 'reject x', 'data', 'file'), oddString) });
+const textPart = fc.record({
+  kind: fc.constant('text'),
+  text: fc.oneof(fc.constantFrom('echo fuzz', 'direct hi', 'fail x', 'reject x', 'data', 'file'), oddString),
+});
 const partText = fc.oneof(
   textPart.map((p) => JSON.stringify(p)),
   freeFormText.map((d) => `{"kind":"data","data":{"d":${d}}}`),
@@ -79,11 +85,30 @@ const partText = fc.oneof(
 /** A message as JSON text: valid, nearly valid (a field missing or of the wrong type) or odd. */
 export const messageText = fc
   .record({
-    role: fc.oneof(fc.constantFrom('"user"', '"agent"', '"ROLE_USER"', '1', 'null'), oddString.map((s) => JSON.stringify(s))),
-    messageId: fc.oneof(fc.uuid().map((u) => JSON.stringify(u)), fc.constantFrom('""', '7', 'null'), oddString.map((s) => JSON.stringify(s))),
-    parts: fc.oneof({ weight: 4, arbitrary: fc.array(partText, { minLength: 0, maxLength: 3 }).map((p) => `[${p.join(',')}]`) }, { weight: 1, arbitrary: freeFormText }),
-    taskId: fc.option(fc.oneof(fc.constantFrom('"unknown-task"', 'null', '1'), oddString.map((s) => JSON.stringify(s))), { nil: undefined }),
-    contextId: fc.option(oddString.map((s) => JSON.stringify(s)), { nil: undefined }),
+    role: fc.oneof(
+      fc.constantFrom('"user"', '"agent"', '"ROLE_USER"', '1', 'null'),
+      oddString.map((s) => JSON.stringify(s)),
+    ),
+    messageId: fc.oneof(
+      fc.uuid().map((u) => JSON.stringify(u)),
+      fc.constantFrom('""', '7', 'null'),
+      oddString.map((s) => JSON.stringify(s)),
+    ),
+    parts: fc.oneof(
+      { weight: 4, arbitrary: fc.array(partText, { minLength: 0, maxLength: 3 }).map((p) => `[${p.join(',')}]`) },
+      { weight: 1, arbitrary: freeFormText },
+    ),
+    taskId: fc.option(
+      fc.oneof(
+        fc.constantFrom('"unknown-task"', 'null', '1'),
+        oddString.map((s) => JSON.stringify(s)),
+      ),
+      { nil: undefined },
+    ),
+    contextId: fc.option(
+      oddString.map((s) => JSON.stringify(s)),
+      { nil: undefined },
+    ),
     metadata: fc.option(freeFormText, { nil: undefined }),
     drop: fc.option(fc.constantFrom('role', 'messageId', 'parts'), { nil: undefined }),
   })
@@ -126,24 +151,44 @@ export const sendParamsText = fc
       fc.oneof(
         fc.constantFrom('{"blocking":false}', '{"blocking":true,"historyLength":0}', '{"historyLength":-1}', '{"blocking":"yes"}'),
         freeFormText,
-        fc.constantFrom('{"pushNotificationConfig":{"url":"http://127.0.0.1:1/hook","authentication":{"schemes":["Bearer"],"credentials":"c"}}}'),
+        fc.constantFrom(
+          '{"pushNotificationConfig":{"url":"http://127.0.0.1:1/hook","authentication":{"schemes":["Bearer"],"credentials":"c"}}}',
+        ),
       ),
       { nil: undefined },
     ),
     metadata: fc.option(freeFormText, { nil: undefined }),
   })
-  .map((p) => `{"message":${p.message}${p.configuration ? `,"configuration":${p.configuration}` : ''}${p.metadata ? `,"metadata":${p.metadata}` : ''}}`);
+  .map(
+    (p) =>
+      `{"message":${p.message}${p.configuration ? `,"configuration":${p.configuration}` : ''}${p.metadata ? `,"metadata":${p.metadata}` : ''}}`,
+  );
 
 /** Params for every other method: an id (maybe one we know), odd fields. */
 export const idParamsText = (knownIds: string[]) =>
   fc
     .record({
-      id: fc.oneof(fc.constantFrom(...knownIds.map((i) => JSON.stringify(i))), oddString.map((s) => JSON.stringify(s)), oddNumber.map(String), fc.constant('null')),
+      id: fc.oneof(
+        fc.constantFrom(...knownIds.map((i) => JSON.stringify(i))),
+        oddString.map((s) => JSON.stringify(s)),
+        oddNumber.map(String),
+        fc.constant('null'),
+      ),
       extra: fc.option(
         fc.oneof(
-          fc.constantFrom('"historyLength":-1', '"historyLength":3', '"pageSize":0', '"pageSize":101', '"status":"bogus"', '"pushNotificationConfigId":"x"'),
+          fc.constantFrom(
+            '"historyLength":-1',
+            '"historyLength":3',
+            '"pageSize":0',
+            '"pageSize":101',
+            '"status":"bogus"',
+            '"pushNotificationConfigId":"x"',
+          ),
           freeFormText.map((m) => `"metadata":${m}`),
-          fc.constantFrom('"pushNotificationConfig":{"url":"not a url"}', '"pushNotificationConfig":{"url":"http://127.0.0.1:1/h","token":"a\\nb"}'),
+          fc.constantFrom(
+            '"pushNotificationConfig":{"url":"not a url"}',
+            '"pushNotificationConfig":{"url":"http://127.0.0.1:1/h","token":"a\\nb"}',
+          ),
         ),
         { nil: undefined },
       ),
@@ -173,12 +218,20 @@ export const rpcBodyText = (knownIds: string[]) =>
         {
           weight: 9,
           arbitrary: fc.constant(
-            `{${[r.jsonrpc === undefined ? undefined : `"jsonrpc":${r.jsonrpc}`, r.id === undefined ? undefined : `"id":${r.id}`, `"method":${JSON.stringify(r.method)}`, `"params":${r.params}`]
+            `{${[
+              r.jsonrpc === undefined ? undefined : `"jsonrpc":${r.jsonrpc}`,
+              r.id === undefined ? undefined : `"id":${r.id}`,
+              `"method":${JSON.stringify(r.method)}`,
+              `"params":${r.params}`,
+            ]
               .filter(Boolean)
               .join(',')}}`,
           ),
         },
-        { weight: 1, arbitrary: fc.constantFrom('[]', '[{"jsonrpc":"2.0","id":1,"method":"tasks/list"}]', '{', 'null', '"str"', '{"jsonrpc":"2.0"') },
+        {
+          weight: 1,
+          arbitrary: fc.constantFrom('[]', '[{"jsonrpc":"2.0","id":1,"method":"tasks/list"}]', '{', 'null', '"str"', '{"jsonrpc":"2.0"'),
+        },
       ),
     );
 
@@ -190,12 +243,30 @@ export interface RestRequest {
 
 /** A REST request: a real route (or a near miss) with odd ids, queries and bodies. */
 export const restRequest = (knownIds: string[]): fc.Arbitrary<RestRequest> => {
-  const id = fc.oneof(fc.constantFrom(...knownIds), fc.constantFrom('unknown', '%00', '%zz', 'a:b', '..', '%3Acancel', ...PROTOTYPE_NAMES), fc.string({ maxLength: 30 }).map(encodeURIComponent));
+  const id = fc.oneof(
+    fc.constantFrom(...knownIds),
+    fc.constantFrom('unknown', '%00', '%zz', 'a:b', '..', '%3Acancel', ...PROTOTYPE_NAMES),
+    fc.string({ maxLength: 30 }).map(encodeURIComponent),
+  );
   const query = fc
     .array(
       fc.tuple(
-        fc.constantFrom('pageSize', 'historyLength', 'page_size', 'status', 'contextId', 'pageToken', 'includeArtifacts', 'statusTimestampAfter', '__proto__', 'constructor'),
-        fc.oneof(fc.constantFrom('-1', '0', '101', '1e3', 'true', 'maybe', 'working', '2026-11-23T00:00:00Z', 'not-a-date'), fc.string({ maxLength: 20 })),
+        fc.constantFrom(
+          'pageSize',
+          'historyLength',
+          'page_size',
+          'status',
+          'contextId',
+          'pageToken',
+          'includeArtifacts',
+          'statusTimestampAfter',
+          '__proto__',
+          'constructor',
+        ),
+        fc.oneof(
+          fc.constantFrom('-1', '0', '101', '1e3', 'true', 'maybe', 'working', '2026-11-23T00:00:00Z', 'not-a-date'),
+          fc.string({ maxLength: 20 }),
+        ),
       ),
       { maxLength: 3 },
     )
@@ -208,22 +279,51 @@ export const restRequest = (knownIds: string[]): fc.Arbitrary<RestRequest> => {
     id.map((i) => ({ method: 'POST', path: `/v1/tasks/${i}:cancel`, body: undefined })),
     id.map((i) => ({ method: 'POST', path: `/v1/tasks/${i}:subscribe`, body: undefined })),
     fc.tuple(id, freeFormText).map(([i, b]) => ({ method: 'POST', path: `/v1/tasks/${i}/pushNotificationConfigs`, body: b })),
-    fc.tuple(id, fc.constantFrom('{"url":"http://127.0.0.1:1/h"}', '{"url":"nope"}', '{"config":{"pushNotificationConfig":{"url":"http://127.0.0.1:1/h"}}}')).map(([i, b]) => ({
-      method: 'POST',
-      path: `/v1/tasks/${i}/pushNotificationConfigs`,
-      body: b,
-    })),
+    fc
+      .tuple(
+        id,
+        fc.constantFrom(
+          '{"url":"http://127.0.0.1:1/h"}',
+          '{"url":"nope"}',
+          '{"config":{"pushNotificationConfig":{"url":"http://127.0.0.1:1/h"}}}',
+        ),
+      )
+      .map(([i, b]) => ({
+        method: 'POST',
+        path: `/v1/tasks/${i}/pushNotificationConfigs`,
+        body: b,
+      })),
     fc.tuple(id, id).map(([i, c]) => ({ method: 'GET', path: `/v1/tasks/${i}/pushNotificationConfigs/${c}`, body: undefined })),
     fc.tuple(id, id).map(([i, c]) => ({ method: 'DELETE', path: `/v1/tasks/${i}/pushNotificationConfigs/${c}`, body: undefined })),
-    fc.tuple(fc.constantFrom('GET', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS', 'POST'), fc.constantFrom('/v1/card', '/v1/health', '/v1/health/ready', '/', '/v1/', '/v2/tasks', '/.well-known/agent-card.json', '/v1/tasks/x/y/z/w')).map(
-      ([method, path]) => ({ method, path, body: undefined }),
-    ),
+    fc
+      .tuple(
+        fc.constantFrom('GET', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS', 'POST'),
+        fc.constantFrom(
+          '/v1/card',
+          '/v1/health',
+          '/v1/health/ready',
+          '/',
+          '/v1/',
+          '/v2/tasks',
+          '/.well-known/agent-card.json',
+          '/v1/tasks/x/y/z/w',
+        ),
+      )
+      .map(([method, path]) => ({ method, path, body: undefined })),
   );
 };
 
 /** Request headers: content types and versions, mostly the right ones. */
 export const requestHeaders = fc.record({
-  'content-type': fc.constantFrom('application/json', 'application/json', 'application/json; charset=utf-8', 'application/a2a+json', 'text/plain', 'application/x-www-form-urlencoded', undefined),
+  'content-type': fc.constantFrom(
+    'application/json',
+    'application/json',
+    'application/json; charset=utf-8',
+    'application/a2a+json',
+    'text/plain',
+    'application/x-www-form-urlencoded',
+    undefined,
+  ),
   'a2a-version': fc.constantFrom(undefined, undefined, '0.3', '0.3.0', '1.0', 'abc', ''),
   'last-event-id': fc.constantFrom(undefined, undefined, '1', '-1', 'abc', '99999999999999999999'),
 });
@@ -237,16 +337,24 @@ export const rawFraming = fc
   .record({
     method: fc.constantFrom('POST', 'POST', 'GET', 'HEAD', 'DELETE'),
     path: fc.constantFrom('/', '/v1/message:send', '/v1/message:stream', '/v1/health', '/v1/tasks'),
-    lengths: fc.array(fc.constantFrom('0', '2', '5', '+2', '2, 2', '-1', 'abc', '99999999999999999999', ' 2'), { minLength: 0, maxLength: 3 }),
+    lengths: fc.array(fc.constantFrom('0', '2', '5', '+2', '2, 2', '-1', 'abc', '99999999999999999999', ' 2'), {
+      minLength: 0,
+      maxLength: 3,
+    }),
     chunked: fc.boolean(),
     extra: fc.array(
-      fc.tuple(fc.oneof(fc.constantFrom(...PROTOTYPE_NAMES, 'x-a', 'host', 'content-type', 'a2a-version'), fc.stringMatching(/^[A-Za-z-]{1,12}$/)), fc.stringMatching(/^[ -~]{0,40}$/)),
+      fc.tuple(
+        fc.oneof(fc.constantFrom(...PROTOTYPE_NAMES, 'x-a', 'host', 'content-type', 'a2a-version'), fc.stringMatching(/^[A-Za-z-]{1,12}$/)),
+        fc.stringMatching(/^[ -~]{0,40}$/),
+      ),
       { maxLength: 3 },
     ),
     id: fc.uuid(),
   })
   .map(({ method, path, lengths, chunked, extra, id }) => {
-    const hiddenBody = JSON.stringify({ message: { role: 'user', messageId: `hidden-${id}`, parts: [{ kind: 'text', text: 'echo hidden' }] } });
+    const hiddenBody = JSON.stringify({
+      message: { role: 'user', messageId: `hidden-${id}`, parts: [{ kind: 'text', text: 'echo hidden' }] },
+    });
     const hidden = `POST /v1/message:send HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${hiddenBody.length}\r\n\r\n${hiddenBody}`;
     const headers = [
       'Host: 127.0.0.1',
@@ -260,5 +368,10 @@ export const rawFraming = fc
     // Content-Length (or none) it is an ordinary pipelined request, which may.
     // (Whitespace around a header value is allowed: ` 2` is a plain 2.)
     const ambiguous = lengths.length > 1 || (lengths.length > 0 && chunked) || lengths.some((l) => !/^\d{1,15}$/.test(l.trim()));
-    return { text: `${method} ${path} HTTP/1.1\r\n${headers.join('\r\n')}\r\n\r\n${body}`, hiddenId: `hidden-${id}`, head: method === 'HEAD', ambiguous };
+    return {
+      text: `${method} ${path} HTTP/1.1\r\n${headers.join('\r\n')}\r\n\r\n${body}`,
+      hiddenId: `hidden-${id}`,
+      head: method === 'HEAD',
+      ambiguous,
+    };
   });

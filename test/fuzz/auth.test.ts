@@ -21,10 +21,20 @@ const SEED = 20_261_124;
 const headerValue = fc.oneof(
   fc.string({ maxLength: 200 }),
   fc.string({ unit: 'grapheme', maxLength: 60 }),
-  fc.tuple(fc.constantFrom('Bearer', 'bearer', 'BEARER', 'Basic', 'Token', 'Bearer:', ''), fc.constantFrom(' ', '  ', '\t', ''), fc.string({ maxLength: 80 })).map(
-    ([scheme, space, rest]) => `${scheme}${space}${rest}`,
+  fc
+    .tuple(
+      fc.constantFrom('Bearer', 'bearer', 'BEARER', 'Basic', 'Token', 'Bearer:', ''),
+      fc.constantFrom(' ', '  ', '\t', ''),
+      fc.string({ maxLength: 80 }),
+    )
+    .map(([scheme, space, rest]) => `${scheme}${space}${rest}`),
+  fc.constantFrom(
+    'Bearer alice-token ',
+    'Bearer alice-tokenX',
+    'Bearer alice-toke',
+    'Bearer ALICE-TOKEN',
+    'Bearer alice-token, Bearer bob-token',
   ),
-  fc.constantFrom('Bearer alice-token ', 'Bearer alice-tokenX', 'Bearer alice-toke', 'Bearer ALICE-TOKEN', 'Bearer alice-token, Bearer bob-token'),
   fc.integer({ min: 1000, max: 70_000 }).map((n) => `Bearer ${'a'.repeat(n)}`),
 );
 
@@ -75,8 +85,21 @@ describe('Authorization and X-API-Key bytes through a real server', () => {
           const body = JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tasks/get', params: { id: aliceTask.id } });
           const request =
             transport === 'rpc'
-              ? rawRequest('POST', '/', [['Content-Type', 'application/json'], ['Content-Length', String(Buffer.byteLength(body))], [name, value], ['Connection', 'close']], body)
-              : rawRequest('GET', `/v1/tasks/${aliceTask.id}`, [[name, value], ['Connection', 'close']]);
+              ? rawRequest(
+                  'POST',
+                  '/',
+                  [
+                    ['Content-Type', 'application/json'],
+                    ['Content-Length', String(Buffer.byteLength(body))],
+                    [name, value],
+                    ['Connection', 'close'],
+                  ],
+                  body,
+                )
+              : rawRequest('GET', `/v1/tasks/${aliceTask.id}`, [
+                  [name, value],
+                  ['Connection', 'close'],
+                ]);
           const exchange = await rawExchange(server.url, Buffer.from(request, 'utf8'), 3000);
           if (exchange.text === '') return; // The HTTP layer dropped bytes it cannot parse.
           const [answer] = parseResponses(exchange.text);

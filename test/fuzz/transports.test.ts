@@ -220,7 +220,8 @@ describe.each(STORE_KINDS)('fuzzing both transports (%s store)', (storeKind) => 
           // node:http may answer a parse error in the bytes after a HEAD (400 with a body and
           // `Connection: close`) before the HEAD itself: only a first answer that is not that
           // one is the HEAD's.
-          const parserRefusal = (status: number, headers: Record<string, string>): boolean => status === 400 && headers.connection === 'close';
+          const parserRefusal = (status: number, headers: Record<string, string>): boolean =>
+            status === 400 && headers.connection === 'close';
           const headless = (i: number, status: number, headers: Record<string, string>): boolean =>
             (head && i === 0 && !parserRefusal(status, headers)) || status === 204;
           const responses = parseResponses(answer.text, headless);

@@ -106,7 +106,10 @@ export function storeContract(name: string, open: () => Promise<{ store: TaskSto
       expect(await store.findTaskIdByMessage('ctx-1', 'm1')).toBe(t1.id);
       expect(await store.getTask(other.id)).toEqual(other);
       // A later write of the same task with its key again changes nothing.
-      await store.saveTask({ ...t1, status: { state: 'completed', timestamp: new Date().toISOString() } }, { scope: 'ctx-1', messageId: 'm1' });
+      await store.saveTask(
+        { ...t1, status: { state: 'completed', timestamp: new Date().toISOString() } },
+        { scope: 'ctx-1', messageId: 'm1' },
+      );
       expect(await store.findTaskIdByMessage('ctx-1', 'm1')).toBe(t1.id);
       await store.close();
     });
@@ -129,7 +132,7 @@ export function storeContract(name: string, open: () => Promise<{ store: TaskSto
       await store.close();
     });
 
-    it('records a task\'s owner once; reads and lists with an owner see only that owner\'s tasks', async () => {
+    it("records a task's owner once; reads and lists with an owner see only that owner's tasks", async () => {
       const { store, reopen } = await open();
       const alice: Task[] = [];
       const bob: Task[] = [];

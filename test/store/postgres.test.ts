@@ -54,7 +54,13 @@ describe('PostgresTaskStore', () => {
         status_ts TIMESTAMPTZ NOT NULL, body JSON NOT NULL);
       CREATE TABLE a2actor_message_keys (scope TEXT NOT NULL, message_id TEXT NOT NULL, task_id TEXT NOT NULL, PRIMARY KEY (scope, message_id));
       CREATE TABLE a2actor_push_configs (task_id TEXT NOT NULL, config_id TEXT NOT NULL, seq BIGSERIAL, body JSON NOT NULL, PRIMARY KEY (task_id, config_id));`);
-    await client.query('INSERT INTO a2actor_tasks VALUES ($1, $2, $3, $4, $5)', [old.id, old.contextId, 'completed', old.status.timestamp, JSON.stringify(old)]);
+    await client.query('INSERT INTO a2actor_tasks VALUES ($1, $2, $3, $4, $5)', [
+      old.id,
+      old.contextId,
+      'completed',
+      old.status.timestamp,
+      JSON.stringify(old),
+    ]);
     const store = await PostgresTaskStore.open({ connectionString: PG_URL, schema });
     expect(await store.getTask(old.id)).toEqual(old);
     expect(await store.getTask(old.id, 'alice')).toBeUndefined();
@@ -63,7 +69,9 @@ describe('PostgresTaskStore', () => {
     const mine = task('completed');
     await store.saveTask(mine, undefined, undefined, 'alice');
     expect((await store.listTasks({ pageSize: 10, owner: 'alice' })).tasks.map((t) => t.id)).toEqual([mine.id]);
-    const { rows } = await client.query(`SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND indexname = 'a2actor_tasks_owner'`, [schema]);
+    const { rows } = await client.query(`SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND indexname = 'a2actor_tasks_owner'`, [
+      schema,
+    ]);
     expect(rows).toHaveLength(1);
     await client.end();
     await store.close();
@@ -76,7 +84,10 @@ describe('PostgresTaskStore', () => {
   });
 
   it('keeps the password out of its description', async () => {
-    const store = await PostgresTaskStore.open({ connectionString: PG_URL.replace('postgres@', 'postgres:secret-pw@'), schema: newSchema() });
+    const store = await PostgresTaskStore.open({
+      connectionString: PG_URL.replace('postgres@', 'postgres:secret-pw@'),
+      schema: newSchema(),
+    });
     expect(store.description).not.toContain('secret-pw');
     await store.close();
   });

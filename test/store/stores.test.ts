@@ -27,7 +27,13 @@ describe('SqliteTaskStore migrations', () => {
       CREATE INDEX tasks_state ON tasks (state, id);
       CREATE TABLE message_keys (scope TEXT NOT NULL, message_id TEXT NOT NULL, task_id TEXT NOT NULL, PRIMARY KEY (scope, message_id)) WITHOUT ROWID;
       CREATE TABLE push_configs (task_id TEXT NOT NULL, config_id TEXT NOT NULL, seq INTEGER NOT NULL, body TEXT NOT NULL, PRIMARY KEY (task_id, config_id));`);
-    db.prepare('INSERT INTO tasks VALUES (?, ?, ?, ?, ?)').run(old.id, old.contextId, 'completed', old.status.timestamp, JSON.stringify(old));
+    db.prepare('INSERT INTO tasks VALUES (?, ?, ?, ?, ?)').run(
+      old.id,
+      old.contextId,
+      'completed',
+      old.status.timestamp,
+      JSON.stringify(old),
+    );
     db.pragma('user_version = 1');
     db.close();
 
@@ -43,7 +49,9 @@ describe('SqliteTaskStore migrations', () => {
     const check = new Database(path, { readonly: true });
     expect(check.pragma('user_version', { simple: true })).toBe(2);
     // The owner filter is served by an index, not by a scan after paging.
-    const plan = check.prepare("EXPLAIN QUERY PLAN SELECT id FROM tasks WHERE owner = 'alice' ORDER BY id DESC LIMIT 5").all() as { detail: string }[];
+    const plan = check.prepare("EXPLAIN QUERY PLAN SELECT id FROM tasks WHERE owner = 'alice' ORDER BY id DESC LIMIT 5").all() as {
+      detail: string;
+    }[];
     expect(plan.map((r) => r.detail).join(' ')).toMatch(/USING (COVERING )?INDEX tasks_owner/);
     check.close();
   });

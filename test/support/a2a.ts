@@ -5,7 +5,6 @@
 import { randomUUID } from 'node:crypto';
 
 // Test code reads arbitrary JSON answers; `any` is confined to this type.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Json = any;
 
 export interface Outcome {

@@ -84,7 +84,8 @@ async function streamed(url: string, init: { method: string; headers: Record<str
   }
   const line = /^data: ?(.*)$/m.exec(text)?.[1];
   const data: Json = line === undefined ? undefined : JSON.parse(line);
-  if (data && 'jsonrpc' in data) return { status: res.status, challenge, ...(data.error ? { error: data.error } : { result: data.result }) };
+  if (data && 'jsonrpc' in data)
+    return { status: res.status, challenge, ...(data.error ? { error: data.error } : { result: data.result }) };
   return { status: res.status, challenge, result: data };
 }
 
@@ -109,7 +110,14 @@ export const OPERATIONS: OperationCase[] = [
   {
     name: 'message/send (new task)',
     onTask: false,
-    call: (url, t, h) => via(t, url, h, ['message/send', { message: userMessage('echo hi') }], ['POST', '/v1/message:send', { message: userMessage('echo hi') }]),
+    call: (url, t, h) =>
+      via(
+        t,
+        url,
+        h,
+        ['message/send', { message: userMessage('echo hi') }],
+        ['POST', '/v1/message:send', { message: userMessage('echo hi') }],
+      ),
   },
   {
     name: 'message/send (follow-up)',
@@ -148,7 +156,8 @@ export const OPERATIONS: OperationCase[] = [
   {
     name: 'tasks/resubscribe',
     onTask: true,
-    call: (url, t, h, { taskId }) => via(t, url, h, ['tasks/resubscribe', { id: taskId }], ['POST', `/v1/tasks/${enc(taskId)}:subscribe`], true),
+    call: (url, t, h, { taskId }) =>
+      via(t, url, h, ['tasks/resubscribe', { id: taskId }], ['POST', `/v1/tasks/${enc(taskId)}:subscribe`], true),
   },
   {
     name: 'tasks/pushNotificationConfig/set',

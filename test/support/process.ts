@@ -18,7 +18,12 @@ export function spawnServer(args: string[], env: Record<string, string> = {}, ti
 }
 
 /** Starts a built CLI (`dist/src/cli/main.js`) the way `npx a2actor` does; `nodeArgs` go before it. */
-export function spawnBuiltServer(cliPath: string, args: string[], env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<ServerProcess> {
+export function spawnBuiltServer(
+  cliPath: string,
+  args: string[],
+  env: Record<string, string> = {},
+  nodeArgs: string[] = [],
+): Promise<ServerProcess> {
   return spawnCli([...nodeArgs, cliPath], args, env, 20_000);
 }
 
@@ -26,7 +31,12 @@ export function spawnBuiltServer(cliPath: string, args: string[], env: Record<st
 function spawnCli(entry: string[], args: string[], env: Record<string, string>, timeoutMs: number): Promise<ServerProcess> {
   const child = spawn(process.execPath, [...entry, 'serve', ...args, '--port', '0', '--host', '127.0.0.1'], {
     cwd: ROOT,
-    env: { ...process.env, SERVICE_LOG_LEVEL: 'warn', ...(process.env.TEST_FRONT_END ? { SERVICE_FRONT_END: process.env.TEST_FRONT_END } : {}), ...env },
+    env: {
+      ...process.env,
+      SERVICE_LOG_LEVEL: 'warn',
+      ...(process.env.TEST_FRONT_END ? { SERVICE_FRONT_END: process.env.TEST_FRONT_END } : {}),
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
@@ -64,7 +74,11 @@ function spawnCli(entry: string[], args: string[], env: Record<string, string>, 
 }
 
 /** Runs the CLI (from source) to its end: for commands that answer and exit, or refuse to start. */
-export function runCli(args: string[], env: Record<string, string> = {}, timeoutMs = 20_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function runCli(
+  args: string[],
+  env: Record<string, string> = {},
+  timeoutMs = 20_000,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
       cwd: ROOT,

@@ -14,7 +14,8 @@ export type StoreKind = 'memory' | 'sqlite';
  * The front end the suites run on: `TEST_FRONT_END=node` (set by the `node-http` project in
  * vitest.config.ts) runs them on node:http; unset, the default choice (native uWS here).
  */
-export const TEST_FRONT_END = process.env.TEST_FRONT_END === 'node' || process.env.TEST_FRONT_END === 'uws' ? process.env.TEST_FRONT_END : undefined;
+export const TEST_FRONT_END =
+  process.env.TEST_FRONT_END === 'node' || process.env.TEST_FRONT_END === 'uws' ? process.env.TEST_FRONT_END : undefined;
 
 /**
  * `TEST_MOUNT=express` or `TEST_MOUNT=http` (the `express-mount` and `http-mount` projects in
@@ -26,7 +27,10 @@ const TEST_MOUNT = process.env.TEST_MOUNT === 'express' || process.env.TEST_MOUN
 const MOUNT_PATH = '/mounted/a2a';
 
 /** Serves `server` through a host app on a free loopback port; returns its URL and how to stop it. */
-async function mountInHostApp(server: A2AServer, kind: 'express' | 'http'): Promise<{ url: string; port: number; close: () => Promise<void> }> {
+async function mountInHostApp(
+  server: A2AServer,
+  kind: 'express' | 'http',
+): Promise<{ url: string; port: number; close: () => Promise<void> }> {
   let host: http.Server;
   if (kind === 'express') {
     const app = express();

@@ -184,7 +184,11 @@ describe('host lists', () => {
 
 describe('checkWebhookUrl', () => {
   it('accepts https to a host name or a public literal', () => {
-    expect(checkWebhookUrl('https://hooks.example.com/a2a', policy())).toMatchObject({ ok: true, host: 'hooks.example.com', allowlisted: false });
+    expect(checkWebhookUrl('https://hooks.example.com/a2a', policy())).toMatchObject({
+      ok: true,
+      host: 'hooks.example.com',
+      allowlisted: false,
+    });
     expect(checkWebhookUrl('https://8.8.8.8/hook', policy())).toMatchObject({ ok: true });
   });
 
@@ -259,17 +263,29 @@ describe('guardedLookup (with a fake resolver: nothing is resolved or contacted)
   };
 
   it('hands the socket exactly the addresses it checked', async () => {
-    const { resolver, calls } = answers([{ address: '8.8.8.8', family: 4 }, { address: '2001:4860:4860::8888', family: 6 }]);
+    const { resolver, calls } = answers([
+      { address: '8.8.8.8', family: 4 },
+      { address: '2001:4860:4860::8888', family: 6 },
+    ]);
     const all = await run(policy(), resolver, 'hooks.example.com', true);
     expect(all.err).toBeNull();
-    expect(all.address).toEqual([{ address: '8.8.8.8', family: 4 }, { address: '2001:4860:4860::8888', family: 6 }]);
+    expect(all.address).toEqual([
+      { address: '8.8.8.8', family: 4 },
+      { address: '2001:4860:4860::8888', family: 6 },
+    ]);
     const one = await run(policy(), resolver, 'hooks.example.com', false);
     expect(one).toEqual({ err: null, address: '8.8.8.8', family: 4 });
     expect(calls).toEqual(['hooks.example.com', 'hooks.example.com']);
   });
 
   it('refuses a host when any resolved address is private (no rebinding through a second answer)', async () => {
-    const { resolver, calls } = answers([{ address: '8.8.8.8', family: 4 }, { address: '127.0.0.1', family: 4 }], [{ address: '8.8.8.8', family: 4 }]);
+    const { resolver, calls } = answers(
+      [
+        { address: '8.8.8.8', family: 4 },
+        { address: '127.0.0.1', family: 4 },
+      ],
+      [{ address: '8.8.8.8', family: 4 }],
+    );
     const r = await run(policy(), resolver, 'rebind.example.com', true);
     expect(r.err).toBeInstanceOf(UnsafeWebhookAddressError);
     expect((r.err as UnsafeWebhookAddressError).reason).toBe('blocked-address: loopback');

@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryEventLog } from '../../src/runtime/event-log.js';
-import type { StreamEvent } from '../../src/protocol/schemas.js';
+import type { StreamEvent } from '../../src/a2a/schemas.js';
 import { eventually } from '../support/a2a.js';
 
 const status = (state: 'working' | 'input-required', final = false): StreamEvent => ({

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { validate, version } from 'uuid';
-import { newId } from '../../src/runtime/task-views.js';
+import { newId } from '../../src/a2a/ids.js';
 
 describe('task ids', () => {
   it('are valid UUID v7, unique, and sort in creation order even within one millisecond', () => {

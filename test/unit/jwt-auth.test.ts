@@ -8,7 +8,8 @@ import { exportJWK, exportSPKI, generateKeyPair, SignJWT, type JWK, type JWTPayl
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jwtAuth } from '../../src/auth/jwt.js';
 import type { AuthMethod } from '../../src/auth/types.js';
-import { isA2AError } from '../../src/protocol/errors.js';
+import { isA2AError } from '../../src/a2a/errors.js';
+import { restStatus } from '../../src/protocol/error-status.js';
 
 type KeyPair = Awaited<ReturnType<typeof generateKeyPair>>;
 
@@ -48,7 +49,12 @@ async function jwksServer(): Promise<{ url: string; keys: JWK[]; fetches: () => 
   };
 }
 
-const publicJwk = async (key: KeyPair, kid: string, alg: string): Promise<JWK> => ({ ...(await exportJWK(key.publicKey)), kid, alg, use: 'sig' });
+const publicJwk = async (key: KeyPair, kid: string, alg: string): Promise<JWK> => ({
+  ...(await exportJWK(key.publicKey)),
+  kid,
+  alg,
+  use: 'sig',
+});
 
 describe('jwtAuth with a JWKS URL', () => {
   let rsa: KeyPair;
@@ -87,19 +93,33 @@ describe('jwtAuth with a JWKS URL', () => {
     ['from another issuer', () => sign(rsa, 'rsa-1', 'RS256', { iss: 'https://evil.test' })],
     ['signed by another key under a known kid', () => sign(other, 'rsa-1', 'RS256')],
     ['without a subject', () => sign(rsa, 'rsa-1', 'RS256', { sub: undefined })],
-    ['with alg none', async () => {
-      const b64 = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
-      return `${b64({ alg: 'none', kid: 'rsa-1' })}.${b64({ sub: 'alice', iss: ISSUER, aud: AUDIENCE, exp: now() + 60 })}.`;
-    }],
-    ['HS256 with the public key as secret', async () => {
-      const secret = new TextEncoder().encode(JSON.stringify(await exportJWK(rsa.publicKey)));
-      return new SignJWT({ sub: 'alice' }).setProtectedHeader({ alg: 'HS256', kid: 'rsa-1' }).setIssuer(ISSUER).setAudience(AUDIENCE).setExpirationTime('5m').sign(secret);
-    }],
+    [
+      'with alg none',
+      async () => {
+        const b64 = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
+        return `${b64({ alg: 'none', kid: 'rsa-1' })}.${b64({ sub: 'alice', iss: ISSUER, aud: AUDIENCE, exp: now() + 60 })}.`;
+      },
+    ],
+    [
+      'HS256 with the public key as secret',
+      async () => {
+        const secret = new TextEncoder().encode(JSON.stringify(await exportJWK(rsa.publicKey)));
+        return new SignJWT({ sub: 'alice' })
+          .setProtectedHeader({ alg: 'HS256', kid: 'rsa-1' })
+          .setIssuer(ISSUER)
+          .setAudience(AUDIENCE)
+          .setExpirationTime('5m')
+          .sign(secret);
+      },
+    ],
     ['not a JWT', async () => 'abc.def.ghi'],
-    ['a tampered payload', async () => {
-      const [h, , s] = (await sign(rsa, 'rsa-1', 'RS256')).split('.');
-      return `${h}.${Buffer.from(JSON.stringify({ sub: 'mallory', iss: ISSUER, aud: AUDIENCE, exp: now() + 60 })).toString('base64url')}.${s}`;
-    }],
+    [
+      'a tampered payload',
+      async () => {
+        const [h, , s] = (await sign(rsa, 'rsa-1', 'RS256')).split('.');
+        return `${h}.${Buffer.from(JSON.stringify({ sub: 'mallory', iss: ISSUER, aud: AUDIENCE, exp: now() + 60 })).toString('base64url')}.${s}`;
+      },
+    ],
   ])('a token %s is refused', async (_case, make) => {
     const token = await make();
     expect(await auth.authenticate(bearer(token))).toBeUndefined();
@@ -160,7 +180,7 @@ describe('jwtAuth when the key server fails', () => {
       () => undefined,
       (e: unknown) => e,
     );
-    expect(isA2AError(err) && err.entry.http).toBe(503);
+    expect(isA2AError(err) && restStatus(err)).toBe(503);
     expect(String((err as Error).message)).not.toContain(token);
     return Date.now() - started;
   };
@@ -215,9 +235,16 @@ describe('jwtAuth with a local key and other card schemes', () => {
   it('verifies with a PEM or a JWK, and declares openIdConnect or oauth2 when asked', async () => {
     const key = await generateKeyPair('ES256');
     const token = await sign(key, 'k', 'ES256');
-    const pem = jwtAuth({ key: await exportSPKI(key.publicKey), issuer: ISSUER, audience: AUDIENCE, card: { type: 'openIdConnect', openIdConnectUrl: `${ISSUER}/.well-known/openid-configuration` } });
+    const pem = jwtAuth({
+      key: await exportSPKI(key.publicKey),
+      issuer: ISSUER,
+      audience: AUDIENCE,
+      card: { type: 'openIdConnect', openIdConnectUrl: `${ISSUER}/.well-known/openid-configuration` },
+    });
     expect((await pem.authenticate(bearer(token)))?.id).toBe('alice');
-    expect(pem.securitySchemes).toEqual({ oidc: { type: 'openIdConnect', openIdConnectUrl: `${ISSUER}/.well-known/openid-configuration` } });
+    expect(pem.securitySchemes).toEqual({
+      oidc: { type: 'openIdConnect', openIdConnectUrl: `${ISSUER}/.well-known/openid-configuration` },
+    });
     const flows = { clientCredentials: { tokenUrl: `${ISSUER}/token`, scopes: { read: 'read tasks' } } };
     const jwk = jwtAuth({ key: await exportJWK(key.publicKey), card: { type: 'oauth2', flows } });
     expect((await jwk.authenticate(bearer(token)))?.id).toBe('alice');

@@ -20,7 +20,11 @@ function stack() {
   const ops = createOperations({
     service,
     push: new PushConfigs(store),
-    card: { agent: scenarioAgent, capabilities: { streaming: true, pushNotifications: true, stateTransitionHistory: true }, preferredTransport: 'JSONRPC' },
+    card: {
+      agent: scenarioAgent,
+      capabilities: { streaming: true, pushNotifications: true, stateTransitionHistory: true },
+      preferredTransport: 'JSONRPC',
+    },
   });
   return { service, route: createRouter(ops, silentLogger) };
 }
@@ -52,7 +56,8 @@ describe('a task manager that is not initialized', () => {
     const { route } = await make();
     const rest = await route(request('POST', '/v1/message:send', send));
     expect(rest).toMatchObject({ kind: 'json', status: 503 });
-    if (rest.kind === 'json') expect(JSON.parse(rest.body)).toMatchObject({ code: -32603, message: expect.stringMatching(/not initialized/) });
+    if (rest.kind === 'json')
+      expect(JSON.parse(rest.body)).toMatchObject({ code: -32603, message: expect.stringMatching(/not initialized/) });
     const rpc = await route(request('POST', '/', { jsonrpc: '2.0', id: 1, method: 'tasks/get', params: { id: 'x' } }));
     expect(rpc).toMatchObject({ kind: 'json', status: 503 });
     if (rpc.kind === 'json') expect(JSON.parse(rpc.body)).toMatchObject({ id: 1, error: { code: -32603 } });

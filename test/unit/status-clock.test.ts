@@ -3,7 +3,19 @@ import { isoAt, nextStatusMs, nextStatusTimestamp } from '../../src/runtime/stat
 
 describe('status clock', () => {
   it('formats exactly as Date#toISOString, across seconds, days, years and before 1970', () => {
-    const samples = [0, 1, 999, 1000, -1, -999, -1000, -1001, Date.UTC(2026, 11, 31, 23, 59, 59, 999), Date.UTC(2027, 0, 1), 253402300799999];
+    const samples = [
+      0,
+      1,
+      999,
+      1000,
+      -1,
+      -999,
+      -1000,
+      -1001,
+      Date.UTC(2026, 11, 31, 23, 59, 59, 999),
+      Date.UTC(2027, 0, 1),
+      253402300799999,
+    ];
     for (let ms = Date.now() - 5000; ms < Date.now() + 5000; ms += 7) samples.push(ms);
     for (const ms of samples) expect(isoAt(ms)).toBe(new Date(ms).toISOString());
     // Years past 9999 have the extended form.

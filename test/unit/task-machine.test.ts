@@ -48,12 +48,22 @@ const SPEC_TABLE = new Set([
 ]);
 
 const CLIENT_AND_AGENT_EVENTS: TaskMachineEvent['type'][] = [
-  'START', 'STATUS', 'ARTIFACT', 'REQUEST_INPUT', 'REQUEST_AUTH', 'COMPLETE', 'FAIL', 'REJECT', 'FOLLOW_UP', 'CANCEL', 'AGENT_DONE', 'AGENT_FAILED',
+  'START',
+  'STATUS',
+  'ARTIFACT',
+  'REQUEST_INPUT',
+  'REQUEST_AUTH',
+  'COMPLETE',
+  'FAIL',
+  'REJECT',
+  'FOLLOW_UP',
+  'CANCEL',
+  'AGENT_DONE',
+  'AGENT_FAILED',
 ];
 const ALL_EVENTS = [...CLIENT_AND_AGENT_EVENTS, FORCE_CANCEL].map((type) => ({ type }));
 
 const wire = (snapshot: AnyMachineSnapshot): TaskState => wireStateOf(snapshot.value as string | Record<string, unknown>);
-const substate = (snapshot: AnyMachineSnapshot): string => JSON.stringify(snapshot.value);
 
 const traversal = {
   // The delay's internal event is sent as a plain event: the machine reacts to it exactly as

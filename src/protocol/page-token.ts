@@ -1,5 +1,5 @@
 /** Opaque page tokens: base64url of the last id seen, with a version prefix. */
-import { a2aError } from '../protocol/errors.js';
+import { a2aError } from '../a2a/errors.js';
 
 const PREFIX = 'v1:';
 

@@ -21,8 +21,7 @@ const metadata = freeForm;
 const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
 const isBase64 = (s: string): boolean => BASE64.test(s) && (s.endsWith('=') ? s.length % 4 === 0 : s.length % 4 !== 1);
 /** Explicit `null` means absent (wire reference §1.2). */
-const optionalOrNull = <T extends z.ZodType>(schema: T) =>
-  z.preprocess((v) => (v === null ? undefined : v), schema.optional());
+const optionalOrNull = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (v === null ? undefined : v), schema.optional());
 
 export const TextPartSchema = z.object({
   kind: z.literal('text'),
@@ -65,6 +64,7 @@ export const MessageSchema = z.object({
 export const TaskStateSchema = z.enum(TASK_STATES);
 
 /** Sent as an HTTP header value on every delivery: no line breaks or other control characters. */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const headerValue = z.string().regex(/^[^\u0000-\u0008\u000a-\u001f\u007f]*$/, 'must be usable as an HTTP header value');
 
 export const PushAuthenticationSchema = z.object({

@@ -1,0 +1,34 @@
+// ESLint (flat config): typescript-eslint's recommended rules over the whole project, plus the
+// few rules this code base leans on. Formatting is Prettier's job (`npm run format`); the
+// import layering is dependency-cruiser's (.dependency-cruiser.cjs).
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'bench/.build/**', 'bench/results/**', 'node_modules/**', '.cache/**', 'test/.artifacts/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { ecmaVersion: 2023, sourceType: 'module', globals: { process: 'readonly', Buffer: 'readonly', console: 'readonly' } },
+    rules: {
+      // Unused names are dead code; a leading underscore marks one kept on purpose.
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true },
+      ],
+      // `any` is for tests that read arbitrary JSON; public APIs never use it (checked in src/).
+      '@typescript-eslint/no-explicit-any': 'off',
+      'no-constant-condition': ['error', { checkLoops: false }],
+      eqeqeq: ['error', 'always'],
+      'prefer-const': 'error',
+    },
+  },
+  {
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly' } },
+  },
+  {
+    files: ['src/**/*.ts', 'machines/**/*.ts'],
+    rules: { '@typescript-eslint/no-explicit-any': 'error' },
+  },
+);

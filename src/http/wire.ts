@@ -1,0 +1,32 @@
+/** The two small interfaces every front end adapts its sockets to (uWS has these shapes already). */
+
+/** What an answer is written through (uWS's HttpResponse has exactly this shape). */
+export interface WireResponse {
+  cork(fn: () => void): unknown;
+  writeStatus(line: string): WireResponse;
+  writeHeader(name: string, value: string): WireResponse;
+  /** False once the transport holds bytes it could not send yet (they are still sent). */
+  write(chunk: string): boolean;
+  end(body?: string | Buffer, closeConnection?: boolean): unknown;
+  /** Without a length: no Content-Length at all (a 204). */
+  endWithoutBody(reportedContentLength?: number, closeConnection?: boolean): unknown;
+  /** Called when bytes held back have been (partly) sent. */
+  onWritable(handler: (offset: number) => boolean): unknown;
+  onAborted(handler: () => void): unknown;
+  /** Drops the connection at once. */
+  close(): unknown;
+}
+
+/** A request as the front end read it (headers lower-cased, no prototype). */
+export interface WireRequest {
+  method: string;
+  path: string;
+  query: string;
+  headers: Record<string, string>;
+  /** How many Content-Length headers the request had (a repeat is refused). */
+  contentLengths: number;
+  /** Collects the body; past `max` bytes calls `over` instead (and reads no more). */
+  readBody(max: number, done: (body: Buffer) => void, over: () => void): void;
+  /** Where the server is mounted in a host app (`/a2a`): part of every URL in the card. */
+  mountPath?: string;
+}

@@ -1,0 +1,38 @@
+/**
+ * Idempotency (spec "message/send"): which task a (scope, messageId) already produced. The
+ * scope is the task the message continues, else its context, else none; with auth on it is
+ * per principal too. Tasks in memory answer ahead of the store, whose record is written with
+ * the task's first write (so a direct reply, never written, leaves none).
+ */
+import type { Message } from '../a2a/schemas.js';
+import type { TaskStore } from '../store/types.js';
+import type { LiveTask } from './live-task.js';
+
+const keyOf = (scope: string, messageId: string): string => `${scope}\u0000${messageId}`;
+
+export class MessageIndex {
+  private readonly inMemory = new Map<string, string>();
+
+  constructor(private readonly store: TaskStore) {}
+
+  /**
+   * The message's scope. The same messageId (or contextId) from two callers is two messages:
+   * the owner's length makes the key unambiguous whatever either part contains.
+   */
+  scopeOf(message: Message, owner: string | undefined): string {
+    const scope = message.taskId ?? message.contextId ?? '';
+    return owner === undefined ? scope : `${owner.length}:${owner}:${scope}`;
+  }
+
+  async taskIdFor(scope: string, messageId: string): Promise<string | undefined> {
+    return this.inMemory.get(keyOf(scope, messageId)) ?? (await this.store.findTaskIdByMessage(scope, messageId));
+  }
+
+  /** The message started this live task: known here now, in the store from its first write. */
+  remember(live: LiveTask, scope: string, messageId: string): void {
+    const key = keyOf(scope, messageId);
+    this.inMemory.set(key, live.id);
+    live.messageKey = { scope, messageId };
+    void live.settled.then(() => this.inMemory.delete(key));
+  }
+}

@@ -1,0 +1,67 @@
+/**
+ * The task machine with the runtime's effects provided, and starting one actor per running
+ * task (a new task, or one woken from the store in the state it was stored in).
+ */
+import { createActor, type InspectionEvent, type Observer } from 'xstate';
+import type { TaskState } from '../a2a/schemas.js';
+import { taskMachine } from '../../machines/task.machine.js';
+import { eventSeqOf, type TaskEventLog } from './event-log.js';
+import type { LiveTask } from './live-task.js';
+import type { LiveTasks } from './live-tasks.js';
+import type { TurnEffects } from './turn-effects.js';
+
+export interface TaskActorOptions {
+  effects: TurnEffects;
+  live: LiveTasks;
+  events: TaskEventLog;
+  /** SERVICE_CANCEL_FORCE_TIMEOUT, seconds. */
+  cancelForceTimeout: number;
+  inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void) | undefined;
+}
+
+/** Starts `live`'s actor, fresh or restored in `restoreState`. */
+export type ActorStarter = (live: LiveTask, restoreState?: TaskState) => void;
+
+export function taskActorStarter(opts: TaskActorOptions): ActorStarter {
+  const { effects, live: tasks, events, inspect } = opts;
+  // An action that throws would put the actor in XState's error state and be rethrown from a
+  // timer, ending the process: each action's failure is kept to its own task instead.
+  const guarded =
+    <A extends unknown[]>(fn: (taskId: string, ...args: A) => void) =>
+    ({ context }: { context: { taskId: string } }, ...args: A): void => {
+      try {
+        fn(context.taskId, ...args);
+      } catch (err) {
+        effects.turnBroke(context.taskId, err);
+      }
+    };
+  const machine = taskMachine.provide({
+    actions: {
+      stateEntered: guarded((taskId, params: { state: TaskState }) => effects.stateEntered(taskId, params.state)),
+      statusUpdated: guarded((taskId) => effects.statusUpdated(taskId)),
+      artifactAdded: guarded((taskId) => effects.artifactAdded(taskId)),
+      abortAgent: guarded((taskId) => tasks.get(taskId)?.abortTurn()),
+      // The handler starts after the machine's macrostep, so every call it makes is processed
+      // at once (and `can()` answers for the state the call really meets).
+      startAgentTurn: guarded((taskId) => {
+        void Promise.resolve(taskId)
+          .then((id) => effects.runTurn(id))
+          .catch((err: unknown) => effects.turnBroke(taskId, err));
+      }),
+    },
+    delays: { forceCancelTimeout: opts.cancelForceTimeout * 1000 },
+  });
+
+  return (live, restoreState) => {
+    // Event numbers continue where the task's last turn left them, whatever the log forgot.
+    events.open(live.id, { afterSeq: eventSeqOf(live.task), watched: live.mode === 'stream' });
+    const input = { taskId: live.id };
+    live.actor = createActor(machine, {
+      input,
+      ...(restoreState ? { snapshot: machine.resolveState({ value: restoreState, context: input }) } : {}),
+      ...(inspect ? { inspect } : {}),
+    });
+    tasks.started();
+    live.actor.start();
+  };
+}

@@ -1,0 +1,127 @@
+/**
+ * Every store write of a running task, in order (spec rule 4, "Persistence"): the coalesced
+ * progress writes of blocking sends, the one write that makes a task visible before its id is
+ * handed out, and the turn's final write, retried while the store is away.
+ */
+import type { Settings } from '../config.js';
+import { a2aError } from '../a2a/errors.js';
+import type { Task } from '../a2a/schemas.js';
+import { errorFields, type Logger } from '../log.js';
+import type { TaskStore } from '../store/types.js';
+import type { LiveTask } from './live-task.js';
+import { serializeOrFail } from './storable.js';
+import { taskView } from './task-views.js';
+import { sleep } from './wait.js';
+
+export class TaskWriter {
+  /** Running tasks with a progress write due, and the ticker that writes them. */
+  private readonly dirty = new Set<LiveTask>();
+  private flushTicker: NodeJS.Timeout | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly store: TaskStore,
+    private readonly logger: Logger,
+    private readonly settings: Pick<Settings, 'progressFlushInterval' | 'storeRetryWindow'>,
+  ) {}
+
+  get pendingFlushes(): number {
+    return this.dirty.size;
+  }
+
+  /**
+   * Blocking sends persist progress in coalesced writes so polling clients see it: a task marks
+   * itself dirty and one shared ticker (running only while some task is dirty) writes every
+   * dirty task each SERVICE_PROGRESS_FLUSH_INTERVAL. No timer per task.
+   */
+  scheduleFlush(live: LiveTask): void {
+    if (live.mode === 'stream' || live.flushPending) return;
+    live.flushPending = true;
+    live.whenExposed(() => {
+      if (live.ending || live.closed) return;
+      this.dirty.add(live);
+      if (!this.flushTicker) {
+        this.flushTicker = setInterval(() => this.flushDirty(), this.settings.progressFlushInterval * 1000);
+        this.flushTicker.unref();
+      }
+    });
+  }
+
+  private flushDirty(): void {
+    for (const live of this.dirty) {
+      live.flushPending = false;
+      if (!live.ending && !live.closed) void this.write(live, taskView(live.task), 'store.progress_write_failed');
+    }
+    const idle = this.dirty.size === 0;
+    this.dirty.clear();
+    if (idle && this.flushTicker) {
+      clearInterval(this.flushTicker);
+      this.flushTicker = undefined;
+    }
+  }
+
+  cancelFlush(live: LiveTask): void {
+    live.flushPending = false;
+    this.dirty.delete(live);
+  }
+
+  /**
+   * A task is in the store before its id reaches any client: after a crash it then comes back
+   * failed with the restart reason instead of unknown, and with replicas a request that lands
+   * on another replica finds it. One write; a streamed task gets no other until its turn ends
+   * (spec rule 4). Once the turn is ending, its final write (already queued) is the one.
+   */
+  ensureVisible(live: LiveTask): Promise<void> {
+    if (live.ending) return live.writes;
+    live.visibleWrite ??= this.write(live, taskView(live.task), 'store.write_failed').then((stored) => {
+      if (stored) return;
+      live.visibleWrite = undefined;
+      throw a2aError('unavailable', 'the task store is not reachable; the task runs on and is stored when it is back');
+    });
+    return live.visibleWrite;
+  }
+
+  /**
+   * Every write of one task goes through one chain: a store with a connection pool could
+   * otherwise commit an earlier progress write after the turn's final one.
+   */
+  private write(live: LiveTask, snapshot: Task, failure: string, json?: string): Promise<boolean> {
+    const result = live.writes.then(async () => {
+      const key = live.messageKey;
+      try {
+        // Awaited inside the try: a store that throws at once is a failed write like any other.
+        await this.store.saveTask(snapshot, key, json, live.owner);
+      } catch (err) {
+        this.logger.error(failure, { taskId: live.id, state: snapshot.status.state, ...errorFields(err) });
+        return false;
+      }
+      if (live.messageKey === key) live.messageKey = undefined;
+      return true;
+    });
+    live.writes = result.then(() => undefined);
+    return result;
+  }
+
+  /** The turn's final write, tried again while the store is away (SERVICE_STORE_RETRY_WINDOW). */
+  async writeFinal(live: LiveTask): Promise<boolean> {
+    const giveUpAt = Date.now() + this.settings.storeRetryWindow * 1000;
+    // The task no longer changes (the turn is over): one serialization serves every attempt
+    // and, once stored, the reply. A task that cannot be serialized is failed, not lost.
+    const json = serializeOrFail(live.task, this.logger);
+    for (let delay = 100; ; delay = Math.min(delay * 2, 2000)) {
+      if (await this.write(live, live.task, 'store.write_failed', json)) {
+        live.storedJson = json;
+        return true;
+      }
+      if (this.closed || Date.now() + delay > giveUpAt) return false;
+      await sleep(delay);
+    }
+  }
+
+  close(): void {
+    this.closed = true;
+    if (this.flushTicker) clearInterval(this.flushTicker);
+    this.flushTicker = undefined;
+    this.dirty.clear();
+  }
+}

@@ -1,0 +1,233 @@
+/**
+ * The machine's effects for one turn of a task (machines/task.machine.ts names them; the
+ * service provides these): the handler runs, its calls become machine events, each state
+ * entered is recorded with its status message and timestamp, events go to the log and to
+ * transition listeners (push), and the turn's end is written before anyone is told of it.
+ */
+import type { AgentDefinition, ArtifactChunk } from '../agent.js';
+import type { Message, StreamEvent, TaskState } from '../a2a/schemas.js';
+import { errorFields, type Logger } from '../log.js';
+import { isInterruptedState, isTerminalState, type TaskMachineEventType } from '../../machines/task.machine.js';
+import { createAgentContext, type AgentContextDriver } from './agent-context.js';
+import { EVENT_SEQ_KEY, type TaskEventLog } from './event-log.js';
+import type { LiveTask } from './live-task.js';
+import type { LiveTasks } from './live-tasks.js';
+import { isoAt, nextStatusMs } from './status-clock.js';
+import type { TaskOwnership } from './task-ownership.js';
+import { markFailed, transitionsOf } from './task-records.js';
+import { agentMessage, applyArtifactChunk, statusEvent, taskView } from './task-views.js';
+import type { TaskWriter } from './task-writes.js';
+import type { Task } from '../a2a/schemas.js';
+
+const HANDLER_FAILED = 'The agent failed while handling this task.';
+const RUNTIME_FAILED = 'The server failed while handling this task; it was marked failed.';
+
+export type TransitionListener = (task: Task) => void;
+
+export interface TurnEffectsDeps {
+  agent: AgentDefinition;
+  live: LiveTasks;
+  events: TaskEventLog;
+  writer: TaskWriter;
+  ownership: TaskOwnership;
+  logger: Logger;
+  transitionListeners: ReadonlySet<TransitionListener>;
+}
+
+export class TurnEffects {
+  /** What the agent context calls for the handler. */
+  readonly driver: AgentContextDriver;
+
+  constructor(private readonly deps: TurnEffectsDeps) {
+    this.driver = {
+      agentEvent: (live, type, effect) => this.agentEvent(live, type, effect),
+      addArtifact: (live, chunk, defaultId) => this.addArtifact(live, chunk, defaultId),
+      reply: (live, message) => this.reply(live, message),
+    };
+  }
+
+  /** One turn of the handler; it reports back to the machine with AGENT_DONE or AGENT_FAILED. */
+  async runTurn(taskId: string): Promise<void> {
+    const live = this.deps.live.get(taskId);
+    if (!live || live.closed) return;
+    const context = createAgentContext(live, this.driver);
+    let settled: 'AGENT_DONE' | 'AGENT_FAILED' = 'AGENT_DONE';
+    try {
+      await this.deps.agent.handler(context);
+    } catch (err) {
+      settled = 'AGENT_FAILED';
+      if (!live.cancelRequested) {
+        this.deps.logger.error('agent.handler_failed', { taskId, ...errorFields(err) });
+        live.pendingMessage = agentMessage(HANDLER_FAILED, live.id, live.task.contextId);
+      }
+    }
+    // After a terminal call the machine has already left `working`: nothing to report.
+    if (live.accepts(settled)) live.actor.send({ type: settled });
+  }
+
+  private agentEvent(live: LiveTask, type: TaskMachineEventType, effect?: () => void): boolean {
+    if (!live.accepts(type)) return false;
+    live.expose();
+    effect?.();
+    live.actor.send({ type });
+    return true;
+  }
+
+  private addArtifact(live: LiveTask, chunk: ArtifactChunk, defaultId: () => string): void {
+    const artifact = {
+      artifactId: chunk.artifactId ?? defaultId(),
+      parts: chunk.parts,
+      ...(chunk.name !== undefined ? { name: chunk.name } : {}),
+      ...(chunk.description !== undefined ? { description: chunk.description } : {}),
+      ...(chunk.metadata !== undefined ? { metadata: chunk.metadata } : {}),
+    };
+    applyArtifactChunk(live.task, artifact, chunk.append === true);
+    this.appendEvent(live, {
+      kind: 'artifact-update',
+      taskId: live.id,
+      contextId: live.task.contextId,
+      artifact,
+      ...(chunk.append !== undefined ? { append: chunk.append } : {}),
+      ...(chunk.lastChunk !== undefined ? { lastChunk: chunk.lastChunk } : {}),
+    });
+  }
+
+  private reply(live: LiveTask, message: Message): void {
+    if (live.closed || live.ending) return;
+    if (!live.firstTurn || live.exposed) {
+      // The task is already known to the client: the reply completes it.
+      this.agentEvent(live, 'COMPLETE', () => {
+        live.pendingMessage = message;
+      });
+      return;
+    }
+    // A direct reply replaces the task: it was never exposed, so nothing else saw it.
+    const { taskId: _t, ...direct } = message;
+    live.ending = true;
+    this.release(live);
+    this.deps.events.close(live.id, { discard: true });
+    live.finish({ kind: 'message', message: direct });
+  }
+
+  /** The machine's `stateEntered` action. */
+  stateEntered(taskId: string, state: TaskState): void {
+    const live = this.deps.live.get(taskId);
+    if (!live) return;
+    const timestamp = this.nextLiveTimestamp(live);
+    const message = live.pendingMessage;
+    live.pendingMessage = undefined;
+    live.task.status = message ? { state, timestamp, message } : { state, timestamp };
+    if (message) (live.task.history ??= []).push(message);
+    transitionsOf(live.task).push({ state, timestamp });
+    if (state === 'submitted') return;
+    if (isTerminalState(state) || isInterruptedState(state)) {
+      // The turn's final event waits for the store (endTurn): nobody is told of an end that a
+      // crash could still lose. After the machine has finished this transition (queueMicrotask
+      // would cost an AsyncResource per task).
+      void Promise.resolve(live)
+        .then((l) => this.endTurn(l))
+        .catch((err: unknown) => this.turnBroke(live.id, err));
+      return;
+    }
+    this.publishStatus(live);
+    this.deps.writer.scheduleFlush(live);
+  }
+
+  /** The machine's `statusUpdated` action (working -> working). */
+  statusUpdated(taskId: string): void {
+    const live = this.deps.live.get(taskId);
+    if (!live) return;
+    const message = live.pendingMessage;
+    live.pendingMessage = undefined;
+    const timestamp = this.nextLiveTimestamp(live);
+    live.task.status = message ? { state: 'working', timestamp, message } : { state: 'working', timestamp };
+    this.publishStatus(live);
+    this.deps.writer.scheduleFlush(live);
+  }
+
+  /** The machine's `artifactAdded` action: the artifact itself was applied with its event. */
+  artifactAdded(taskId: string): void {
+    const live = this.deps.live.get(taskId);
+    if (live) this.deps.writer.scheduleFlush(live);
+  }
+
+  /** The next status timestamp of a running task (its last one is kept as a number, not parsed again). */
+  private nextLiveTimestamp(live: LiveTask): string {
+    live.statusMs = nextStatusMs(live.statusMs);
+    return isoAt(live.statusMs);
+  }
+
+  /** A status event to subscribers and, once the task is exposed, to transition listeners (push). */
+  private publishStatus(live: LiveTask): void {
+    this.appendEvent(live, statusEvent(live.task));
+    const listeners = this.deps.transitionListeners;
+    if (listeners.size === 0) return;
+    const copy = taskView(live.task);
+    live.whenExposed(() => {
+      for (const listener of listeners) {
+        try {
+          listener(copy);
+        } catch (err) {
+          this.deps.logger.error('runtime.transition_listener_failed', { taskId: live.id, ...errorFields(err) });
+        }
+      }
+    });
+  }
+
+  /** Logs an event and stamps its number on the task, so every snapshot says what it reflects. */
+  private appendEvent(live: LiveTask, event: StreamEvent): void {
+    const seq = this.deps.events.append(live.id, event);
+    (live.task.metadata ??= {})[EVENT_SEQ_KEY] = seq;
+  }
+
+  /** The turn ended (paused or terminal): one write of the full task, then the actor leaves. */
+  private async endTurn(live: LiveTask): Promise<void> {
+    if (live.ending) return;
+    live.ending = true;
+    const { events, writer, logger } = this.deps;
+    try {
+      writer.cancelFlush(live);
+      live.expose();
+      // The final event's number goes into the stored task, so the two always agree.
+      (live.task.metadata ??= {})[EVENT_SEQ_KEY] = events.lastSeq(live.id) + 1;
+      live.unstored = !(await writer.writeFinal(live));
+      if (live.unstored) logger.error('store.final_write_lost', { taskId: live.id, state: live.task.status.state });
+      this.publishStatus(live);
+    } catch (err) {
+      live.unstored = true;
+      logger.error('runtime.turn_end_failed', { taskId: live.id, ...errorFields(err) });
+    } finally {
+      // Whatever broke above, the task leaves memory and everyone waiting for it is answered.
+      this.release(live);
+      // Paused tasks too: their events stay replayable for a while, and `_eventSeq` numbers the next turn.
+      events.close(live.id);
+      this.deps.ownership.turnEnded(live.id);
+      live.finish({ kind: 'task' });
+    }
+  }
+
+  /**
+   * Something in the runtime (not the handler) broke during a task's turn: the task fails with
+   * a logged reason, and every other task goes on.
+   */
+  turnBroke(taskId: string, err: unknown): void {
+    this.deps.logger.error('runtime.turn_failed', { taskId, ...errorFields(err) });
+    const live = this.deps.live.get(taskId);
+    if (!live || live.ending || live.closed) return;
+    live.abortTurn();
+    if (live.accepts('AGENT_FAILED')) {
+      live.pendingMessage = agentMessage(RUNTIME_FAILED, live.id, live.task.contextId);
+      live.actor.send({ type: 'AGENT_FAILED' });
+      return;
+    }
+    // The machine has left `working` already: end the turn from where it stands.
+    markFailed(live.task, RUNTIME_FAILED);
+    void this.endTurn(live).catch((e: unknown) => this.deps.logger.error('runtime.turn_end_failed', { taskId, ...errorFields(e) }));
+  }
+
+  /** The actor stops and the task leaves memory. */
+  release(live: LiveTask): void {
+    this.deps.writer.cancelFlush(live);
+    this.deps.live.release(live);
+  }
+}
