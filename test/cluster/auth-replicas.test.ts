@@ -5,7 +5,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, userMessage, type Json } from '../support/a2a.js';
-import { ALICE, BOB, OPERATIONS, withoutId, type Target } from '../support/auth-calls.js';
+import { ALICE, BOB, OPERATIONS, sendAs, withoutId, type Target } from '../support/auth-calls.js';
 import { spawnServer, type ServerProcess } from '../support/process.js';
 
 const PG_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -18,15 +18,6 @@ const replica = () =>
     SERVICE_PUSH_ALLOW_HTTP: 'true',
     SERVICE_PUSH_ALLOWED_HOSTS: '127.0.0.1',
   });
-
-const send = async (url: string, who: Record<string, string>, params: Json) => {
-  const res = await fetch(`${url}/`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...who },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/send', params }),
-  });
-  return ((await res.json()) as Json).result;
-};
 
 describe('auth across two replicas on PostgreSQL and Redis', () => {
   let a: ServerProcess;
@@ -44,7 +35,7 @@ describe('auth across two replicas on PostgreSQL and Redis', () => {
   });
 
   it('a task alice paused on A is invisible to bob on B on every operation, and alice continues it on B', async () => {
-    const paused = await send(a.url, ALICE, { message: userMessage('ask where?') });
+    const paused = await sendAs(a.url, ALICE, { message: userMessage('ask where?') });
     expect(paused.status.state).toBe('input-required');
     const target: Target = { taskId: paused.id, configId: 'none', hookUrl: 'http://127.0.0.1:9/' };
     const unknown: Target = { ...target, taskId: '01900000-0000-7000-8000-000000000000' };
@@ -55,13 +46,13 @@ describe('auth across two replicas on PostgreSQL and Redis', () => {
         expect(withoutId(asBob, target.taskId)).toEqual(withoutId(await op.call(b.url, transport, BOB, unknown), unknown.taskId));
       }
     }
-    const done = await send(b.url, ALICE, { message: userMessage('here', { taskId: paused.id }) });
+    const done = await sendAs(b.url, ALICE, { message: userMessage('here', { taskId: paused.id }) });
     expect(done.status.state).toBe('completed');
     expect(done.artifacts[0].parts[0].text).toBe('got: here');
   });
 
   it('a task running on A: bob cannot cancel it from B, alice can', async () => {
-    const running = await send(a.url, ALICE, { message: userMessage('slow 20000'), configuration: { blocking: false } });
+    const running = await sendAs(a.url, ALICE, { message: userMessage('slow 20000'), configuration: { blocking: false } });
     const cancel = OPERATIONS.find((o) => o.name === 'tasks/cancel')!;
     const target: Target = { taskId: running.id, configId: 'none', hookUrl: '' };
     const refused = await cancel.call(b.url, 'rest', BOB, target);
@@ -76,7 +67,7 @@ describe('auth across two replicas on PostgreSQL and Redis', () => {
   });
 
   it("lists on either replica hold only the caller's tasks", async () => {
-    const mine = await send(b.url, BOB, { message: userMessage('whoami') });
+    const mine = await sendAs(b.url, BOB, { message: userMessage('whoami') });
     expect(mine.artifacts[0].parts[0].text).toBe('you are bob');
     for (const url of [a.url, b.url]) {
       const bob = (await (await fetch(`${url}/v1/tasks?pageSize=100`, { headers: BOB })).json()) as Json;

@@ -9,7 +9,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import authAgent from '../../examples/auth-agent.js';
 import { TRANSPORTS, userMessage, type Json, type TransportName } from '../support/a2a.js';
-import { ALICE, BOB, OPERATIONS, withoutId, type Answer, type Target } from '../support/auth-calls.js';
+import { ALICE, BOB, OPERATIONS, sendAs, withoutId, type Answer, type Target } from '../support/auth-calls.js';
 import { startServer, tempDir, type TestServer } from '../support/server.js';
 import { startReceiver, type Receiver } from '../support/webhook.js';
 
@@ -59,22 +59,12 @@ describe.each(STORES)('auth on the $name store', ({ store: storeFor }) => {
 
   /** An alice task paused in input-required, with one push config: what the task calls act on. */
   async function alicePausedTask(transport: TransportName): Promise<Target> {
-    const res = await fetch(`${server.url}/`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...ALICE },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'message/send',
-        params: {
-          message: userMessage(`ask via ${transport}?`),
-          configuration: { pushNotificationConfig: { id: 'hook', url: receiver.url } },
-        },
-      }),
+    const result = await sendAs(server.url, ALICE, {
+      message: userMessage(`ask via ${transport}?`),
+      configuration: { pushNotificationConfig: { id: 'hook', url: receiver.url } },
     });
-    const body: Json = await res.json();
-    expect(body.result.status.state).toBe('input-required');
-    return { taskId: body.result.id, configId: 'hook', hookUrl: receiver.url };
+    expect(result.status.state).toBe('input-required');
+    return { taskId: result.id, configId: 'hook', hookUrl: receiver.url };
   }
 
   describe.each(TRANSPORTS)('over %s', (transport) => {
@@ -140,14 +130,8 @@ describe.each(STORES)('auth on the $name store', ({ store: storeFor }) => {
 
     it('lists show each caller only its own tasks on every page, with totals to match, a context filter included', async () => {
       const ctx = `ctx-${transport}-${Date.now()}`;
-      const send = async (who: Record<string, string>, text: string, extra: Record<string, unknown> = {}) => {
-        const res = await fetch(`${server.url}/`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', ...who },
-          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: userMessage(text, extra) } }),
-        });
-        return ((await res.json()) as Json).result.id as string;
-      };
+      const send = async (who: Record<string, string>, text: string, extra: Record<string, unknown> = {}) =>
+        (await sendAs(server.url, who, { message: userMessage(text, extra) })).id as string;
       const aliceIds: string[] = [];
       for (let i = 0; i < 5; i++) aliceIds.push(await send(ALICE, `echo a${i}`, { contextId: ctx }));
       // Bob names alice's context: his task joins that context id, but only for him.
@@ -185,19 +169,7 @@ describe.each(STORES)('auth on the $name store', ({ store: storeFor }) => {
 
     it('the same messageId from two callers makes two tasks, and whoami names each caller', async () => {
       const messageId = `same-${transport}-${Date.now()}`;
-      const send = async (who: Record<string, string>) => {
-        const res = await fetch(`${server.url}/`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', ...who },
-          body: JSON.stringify({
-            jsonrpc: '2.0',
-            id: 1,
-            method: 'message/send',
-            params: { message: { ...userMessage('whoami'), messageId } },
-          }),
-        });
-        return ((await res.json()) as Json).result;
-      };
+      const send = (who: Record<string, string>) => sendAs(server.url, who, { message: { ...userMessage('whoami'), messageId } });
       const a1 = await send(ALICE);
       const b1 = await send(BOB);
       const a2 = await send(ALICE);

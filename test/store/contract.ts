@@ -20,6 +20,20 @@ export function task(state: TaskState, opts: { contextId?: string; id?: string; 
   };
 }
 
+/**
+ * A store opened over data written before owners existed: the old task reads back unchanged
+ * and belongs to nobody, and a new task is listed for its owner alone.
+ */
+export async function expectOwnerlessAfterMigration(store: TaskStore, old: Task): Promise<void> {
+  expect(await store.getTask(old.id)).toEqual(old);
+  expect(await store.getTask(old.id, 'alice')).toBeUndefined();
+  expect((await store.listTasks({ pageSize: 10 })).totalSize).toBe(1);
+  expect((await store.listTasks({ pageSize: 10, owner: 'alice' })).totalSize).toBe(0);
+  const mine = task('completed');
+  await store.saveTask(mine, undefined, undefined, 'alice');
+  expect((await store.listTasks({ pageSize: 10, owner: 'alice' })).tasks.map((t) => t.id)).toEqual([mine.id]);
+}
+
 export function storeContract(name: string, open: () => Promise<{ store: TaskStore; reopen?: () => Promise<TaskStore> }>): void {
   describe(`TaskStore contract: ${name}`, () => {
     it('saves and reads a task back unchanged, and replaces it on save', async () => {

@@ -2,7 +2,7 @@
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PostgresTaskStore } from '../../src/store/postgres.js';
-import { storeContract, task } from './contract.js';
+import { expectOwnerlessAfterMigration, storeContract, task } from './contract.js';
 
 export const PG_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const schemas: string[] = [];
@@ -62,13 +62,7 @@ describe('PostgresTaskStore', () => {
       JSON.stringify(old),
     ]);
     const store = await PostgresTaskStore.open({ connectionString: PG_URL, schema });
-    expect(await store.getTask(old.id)).toEqual(old);
-    expect(await store.getTask(old.id, 'alice')).toBeUndefined();
-    expect((await store.listTasks({ pageSize: 10 })).totalSize).toBe(1);
-    expect((await store.listTasks({ pageSize: 10, owner: 'alice' })).totalSize).toBe(0);
-    const mine = task('completed');
-    await store.saveTask(mine, undefined, undefined, 'alice');
-    expect((await store.listTasks({ pageSize: 10, owner: 'alice' })).tasks.map((t) => t.id)).toEqual([mine.id]);
+    await expectOwnerlessAfterMigration(store, old);
     const { rows } = await client.query(`SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND indexname = 'a2actor_tasks_owner'`, [
       schema,
     ]);

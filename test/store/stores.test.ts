@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { MemoryTaskStore } from '../../src/store/memory.js';
 import { SqliteTaskStore } from '../../src/store/sqlite.js';
 import { tempDir } from '../support/server.js';
-import { storeContract, task } from './contract.js';
+import { expectOwnerlessAfterMigration, storeContract, task } from './contract.js';
 
 const temp = tempDir('a2actor-store-');
 afterAll(() => temp.cleanup());
@@ -38,13 +38,7 @@ describe('SqliteTaskStore migrations', () => {
     db.close();
 
     const store = new SqliteTaskStore(path);
-    expect(await store.getTask(old.id)).toEqual(old);
-    expect(await store.getTask(old.id, 'alice')).toBeUndefined();
-    expect((await store.listTasks({ pageSize: 10 })).totalSize).toBe(1);
-    expect((await store.listTasks({ pageSize: 10, owner: 'alice' })).totalSize).toBe(0);
-    const mine = task('completed');
-    await store.saveTask(mine, undefined, undefined, 'alice');
-    expect((await store.listTasks({ pageSize: 10, owner: 'alice' })).tasks.map((t) => t.id)).toEqual([mine.id]);
+    await expectOwnerlessAfterMigration(store, old);
     await store.close();
     const check = new Database(path, { readonly: true });
     expect(check.pragma('user_version', { simple: true })).toBe(2);

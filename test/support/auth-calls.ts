@@ -6,6 +6,16 @@
 import type { Json, TransportName } from './a2a.js';
 import { userMessage } from './a2a.js';
 
+/** A JSON-RPC `message/send` as `who`; its result (the Task or Message). */
+export async function sendAs(url: string, who: Record<string, string>, params: Json): Promise<Json> {
+  const res = await fetch(`${url}/`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...who },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/send', params }),
+  });
+  return ((await res.json()) as Json).result;
+}
+
 export const ALICE = { authorization: 'Bearer alice-token' };
 export const BOB = { authorization: 'Bearer bob-token' };
 
