@@ -1,15 +1,16 @@
 /**
  * The A2A task lifecycle as one XState machine: the spec's "States and transitions" table,
  * nothing more. It is pure data: no I/O, no imports from src/. Every effect is a named action
- * or actor that the runtime supplies with `taskMachine.provide(...)`, so the same definition
- * runs in the server, in the Stately inspector and in tests.
+ * that the runtime supplies with `provide(...)`, so the same definition runs in the server, in
+ * the Stately inspector and in tests.
  *
- * Events carry no payload on purpose: the runtime asks `snapshot.can(event)` before applying an
- * agent's data (an artifact, a status message), so the machine alone decides what is accepted.
- * Guards read only the state (never context or event data): the runtime caches `can()` answers
- * per state (src/runtime/live-task.ts), which stays right only while that holds.
+ * Events carry their data: an agent's status message or artifact travels in the event, and the
+ * action that records it reads it there. Agent events are handled only in `working.running`, so
+ * once a cancel is under way (`working.cancelling`) they are ignored by structure, not by a
+ * guard. There are no guards at all: whether an event is accepted depends on the state alone,
+ * which lets the runtime cache `can()` answers per state (src/runtime/live-task.ts).
  */
-import { setup, stateIn, not } from 'xstate';
+import { assign, setup } from 'xstate';
 
 /** The eight wire values of TaskState that the service uses (spec "States and transitions"). */
 export const TASK_STATES = [
@@ -31,124 +32,139 @@ export const INTERRUPTED_STATES: ReadonlySet<TaskState> = new Set(['input-requir
 export const isTerminalState = (state: TaskState): boolean => TERMINAL_STATES.has(state);
 export const isInterruptedState = (state: TaskState): boolean => INTERRUPTED_STATES.has(state);
 
-export interface TaskMachineContext {
+export interface TaskMachineContext<M = unknown> {
   readonly taskId: string;
+  /** The message a cancel came with (a server shutting down says so); the `canceled` entry shows it. */
+  readonly cancelMessage?: M | undefined;
 }
 
 export interface TaskMachineInput {
   readonly taskId: string;
 }
 
-/** Events, named after the spec table's triggers. */
-export type TaskMachineEvent =
+/**
+ * Events, named after the spec table's triggers. `M` is the message type, `A` the artifact
+ * chunk type; the runtime instantiates the machine with its own (src/runtime/task-actors.ts).
+ */
+export type TaskMachineEvent<M = unknown, A = unknown> =
   /** the agent starts work (runtime, right after the task is accepted) */
   | { type: 'START' }
-  /** the agent emits an intermediate status */
-  | { type: 'STATUS' }
-  /** the agent emits an artifact chunk (no state change; ignored outside `working`) */
-  | { type: 'ARTIFACT' }
-  | { type: 'REQUEST_INPUT' }
-  | { type: 'REQUEST_AUTH' }
-  | { type: 'COMPLETE' }
-  | { type: 'FAIL' }
-  | { type: 'REJECT' }
+  /** the agent emits an intermediate status, with or without a message */
+  | { type: 'STATUS'; message?: M | undefined }
+  /** the agent emits an artifact chunk (no state change) */
+  | { type: 'ARTIFACT'; artifact?: A }
+  | { type: 'REQUEST_INPUT'; message?: M }
+  | { type: 'REQUEST_AUTH'; message?: M }
+  /** the agent finishes, optionally with a reply message or a final artifact */
+  | { type: 'COMPLETE'; message?: M; artifact?: A }
+  | { type: 'FAIL'; message?: M }
+  | { type: 'REJECT'; message?: M }
   /** a client's follow-up message with `message.taskId` */
   | { type: 'FOLLOW_UP' }
-  /** a client's cancel request */
-  | { type: 'CANCEL' }
+  /** a client's cancel request (the server's own, when shutting down, says why) */
+  | { type: 'CANCEL'; message?: M }
   /** the agent handler's turn returned (without a terminal call it completes the task) */
   | { type: 'AGENT_DONE' }
-  /** the agent handler's turn threw */
-  | { type: 'AGENT_FAILED' };
+  /** the agent handler's turn threw (the message says what the client is told) */
+  | { type: 'AGENT_FAILED'; message?: M };
 
 export type TaskMachineEventType = TaskMachineEvent['type'];
 
-const entered = (state: TaskState) => ({ type: 'stateEntered', params: { state } }) as const;
+/** The machine for messages of type `M` and artifact chunks of type `A`. */
+export function defineTaskMachine<M = unknown, A = unknown>() {
+  return setup({
+    types: {
+      context: {} as TaskMachineContext<M>,
+      events: {} as TaskMachineEvent<M, A>,
+      input: {} as TaskMachineInput,
+    },
+    actions: {
+      /**
+       * Runtime hook on every state entry: status (with the message the entering event or the
+       * cancel carried), timeline, events, push, persistence.
+       */
+      stateEntered: (_args, _params: { state: TaskState }) => {},
+      /** working -> working: the agent emitted an intermediate status (the event's message). */
+      statusUpdated: () => {},
+      /** An artifact chunk (the event's) was accepted. */
+      artifactAdded: () => {},
+      /**
+       * Work starts or continues: the runtime runs one turn of the agent handler and reports how
+       * it settled with AGENT_DONE or AGENT_FAILED.
+       */
+      startAgentTurn: () => {},
+      /** Cancel requested while the handler runs: fire its AbortSignal. */
+      abortAgent: () => {},
+      rememberCancelMessage: assign({
+        cancelMessage: ({ event }) => (event.type === 'CANCEL' ? event.message : undefined),
+      }),
+    },
+    delays: {
+      /** SERVICE_CANCEL_FORCE_TIMEOUT; the runtime overrides it. */
+      forceCancelTimeout: 10_000,
+    },
+  }).createMachine({
+    id: 'task',
+    context: ({ input }) => ({ taskId: input.taskId }),
+    initial: 'submitted',
+    states: {
+      submitted: {
+        entry: { type: 'stateEntered', params: { state: 'submitted' } },
+        on: {
+          START: 'working',
+          CANCEL: 'canceled',
+        },
+      },
+      working: {
+        // The handler runs outside the machine (an invoked child actor per turn cost ~20 µs per
+        // task in the bench) and reports back with AGENT_DONE / AGENT_FAILED.
+        entry: [{ type: 'stateEntered', params: { state: 'working' } }, 'startAgentTurn'],
+        initial: 'running',
+        on: {
+          // A handler that returns without a terminal call completes the task; one that throws
+          // fails it. During a cancel, `cancelling` handles both first: the task ends `canceled`.
+          AGENT_DONE: 'completed',
+          AGENT_FAILED: 'failed',
+        },
+        states: {
+          running: {
+            on: {
+              STATUS: { actions: 'statusUpdated' },
+              ARTIFACT: { actions: 'artifactAdded' },
+              REQUEST_INPUT: '#task.input-required',
+              REQUEST_AUTH: '#task.auth-required',
+              COMPLETE: '#task.completed',
+              FAIL: '#task.failed',
+              REJECT: '#task.rejected',
+              CANCEL: { target: 'cancelling', actions: 'rememberCancelMessage' },
+            },
+          },
+          cancelling: {
+            // Agent events are not handled here: after a cancel the task can only end `canceled`.
+            entry: 'abortAgent',
+            after: { forceCancelTimeout: '#task.canceled' },
+            on: { AGENT_DONE: '#task.canceled', AGENT_FAILED: '#task.canceled' },
+          },
+        },
+      },
+      'input-required': {
+        entry: { type: 'stateEntered', params: { state: 'input-required' } },
+        on: { FOLLOW_UP: 'working', CANCEL: 'canceled' },
+      },
+      'auth-required': {
+        entry: { type: 'stateEntered', params: { state: 'auth-required' } },
+        on: { FOLLOW_UP: 'working', CANCEL: 'canceled' },
+      },
+      completed: { type: 'final', entry: { type: 'stateEntered', params: { state: 'completed' } } },
+      failed: { type: 'final', entry: { type: 'stateEntered', params: { state: 'failed' } } },
+      canceled: { type: 'final', entry: { type: 'stateEntered', params: { state: 'canceled' } } },
+      rejected: { type: 'final', entry: { type: 'stateEntered', params: { state: 'rejected' } } },
+    },
+  });
+}
 
-export const taskMachine = setup({
-  types: {
-    context: {} as TaskMachineContext,
-    events: {} as TaskMachineEvent,
-    input: {} as TaskMachineInput,
-  },
-  actions: {
-    /** Runtime hook on every state entry: status, timeline, events, push, persistence. */
-    stateEntered: (_args, _params: { state: TaskState }) => {},
-    /** working -> working: the agent emitted an intermediate status. */
-    statusUpdated: () => {},
-    /** An artifact chunk was accepted. */
-    artifactAdded: () => {},
-    /**
-     * Work starts or continues: the runtime runs one turn of the agent handler and reports how
-     * it settled with AGENT_DONE or AGENT_FAILED.
-     */
-    startAgentTurn: () => {},
-    /** Cancel requested while the handler runs: fire its AbortSignal. */
-    abortAgent: () => {},
-  },
-  guards: {
-    /** Agent events are refused once a cancel is under way: the task can only end `canceled`. */
-    notCancelling: not(stateIn({ working: 'cancelling' })),
-  },
-  delays: {
-    /** SERVICE_CANCEL_FORCE_TIMEOUT; the runtime overrides it. */
-    forceCancelTimeout: 10_000,
-  },
-}).createMachine({
-  id: 'task',
-  context: ({ input }) => ({ taskId: input.taskId }),
-  initial: 'submitted',
-  states: {
-    submitted: {
-      entry: entered('submitted'),
-      on: {
-        START: 'working',
-        CANCEL: 'canceled',
-      },
-    },
-    working: {
-      // The handler runs outside the machine (an invoked child actor per turn cost ~20 µs per
-      // task in the bench) and reports back with AGENT_DONE / AGENT_FAILED.
-      entry: [entered('working'), 'startAgentTurn'],
-      initial: 'running',
-      on: {
-        // A handler that returns without a terminal call completes the task; one that throws
-        // fails it. During a cancel, `cancelling` handles both first: the task ends `canceled`.
-        AGENT_DONE: 'completed',
-        AGENT_FAILED: 'failed',
-        STATUS: { guard: 'notCancelling', actions: 'statusUpdated' },
-        ARTIFACT: { guard: 'notCancelling', actions: 'artifactAdded' },
-        REQUEST_INPUT: { guard: 'notCancelling', target: 'input-required' },
-        REQUEST_AUTH: { guard: 'notCancelling', target: 'auth-required' },
-        COMPLETE: { guard: 'notCancelling', target: 'completed' },
-        FAIL: { guard: 'notCancelling', target: 'failed' },
-        REJECT: { guard: 'notCancelling', target: 'rejected' },
-      },
-      states: {
-        running: {
-          on: { CANCEL: 'cancelling' },
-        },
-        cancelling: {
-          entry: 'abortAgent',
-          after: { forceCancelTimeout: '#task.canceled' },
-          on: { AGENT_DONE: '#task.canceled', AGENT_FAILED: '#task.canceled' },
-        },
-      },
-    },
-    'input-required': {
-      entry: entered('input-required'),
-      on: { FOLLOW_UP: 'working', CANCEL: 'canceled' },
-    },
-    'auth-required': {
-      entry: entered('auth-required'),
-      on: { FOLLOW_UP: 'working', CANCEL: 'canceled' },
-    },
-    completed: { type: 'final', entry: entered('completed') },
-    failed: { type: 'final', entry: entered('failed') },
-    canceled: { type: 'final', entry: entered('canceled') },
-    rejected: { type: 'final', entry: entered('rejected') },
-  },
-});
+/** The definition with untyped payloads: for the inspector, the tests and embedding. */
+export const taskMachine = defineTaskMachine();
 
 export type TaskMachine = typeof taskMachine;
 

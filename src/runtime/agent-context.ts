@@ -1,20 +1,16 @@
 /**
- * The object an agent handler receives for one turn. Each method turns into one machine event;
- * the machine decides whether it is accepted (after a cancel, or once the task has ended, calls
- * are ignored).
+ * The object an agent handler receives for one turn. Each method turns into one machine event
+ * carrying its data (the message, the artifact chunk); the machine decides whether it is
+ * accepted (after a cancel, or once the task has ended, calls are ignored).
  */
-import type { AgentContext, ArtifactChunk, Content } from '../agent.js';
-import type { TaskMachineEventType } from '../../machines/task.machine.js';
+import type { AgentContext, Content } from '../agent.js';
 import type { Message, Part } from '../a2a/schemas.js';
-import type { LiveTask } from './live-task.js';
-import { newId } from '../a2a/ids.js';
+import type { LiveTask, RuntimeTaskEvent } from './live-task.js';
 import { agentMessage, partsOf, textOf } from './task-views.js';
 
 export interface AgentContextDriver {
-  /** Sends `type` to the task's actor if it accepts it, running `effect` (the data) first. */
-  agentEvent(live: LiveTask, type: TaskMachineEventType, effect?: () => void): boolean;
-  /** Applies an artifact chunk and publishes its event; a chunk without an id gets `defaultId()`. */
-  addArtifact(live: LiveTask, chunk: ArtifactChunk, defaultId: () => string): void;
+  /** Sends the event (with its data) to the task's actor if the machine accepts it now. */
+  agentEvent(live: LiveTask, event: RuntimeTaskEvent): boolean;
   /** A direct reply: replaces a first-turn task with a Message, or completes it. */
   reply(live: LiveTask, message: Message): void;
 }
@@ -53,11 +49,8 @@ export function createAgentContext(live: LiveTask, driver: AgentContextDriver): 
     if (typeof content !== 'string') assertSerializable('agent message', msg.parts);
     return msg;
   };
-  const withMessage = (type: TaskMachineEventType, content: Content) => {
-    const msg = say(content);
-    driver.agentEvent(live, type, () => {
-      live.pendingMessage = msg;
-    });
+  const withMessage = (type: 'REQUEST_INPUT' | 'REQUEST_AUTH' | 'FAIL' | 'REJECT', content: Content) => {
+    driver.agentEvent(live, { type, message: say(content) });
   };
 
   return {
@@ -73,22 +66,19 @@ export function createAgentContext(live: LiveTask, driver: AgentContextDriver): 
       return live.signal;
     },
     status(content) {
-      const msg = content === undefined ? undefined : say(content);
-      driver.agentEvent(live, 'STATUS', () => {
-        live.pendingMessage = msg;
-      });
+      driver.agentEvent(live, { type: 'STATUS', message: content === undefined ? undefined : say(content) });
     },
     artifact(chunk) {
       assertSerializable('artifact', chunk.parts, chunk.metadata);
-      driver.agentEvent(live, 'ARTIFACT', () => driver.addArtifact(live, chunk, newId));
+      driver.agentEvent(live, { type: 'ARTIFACT', artifact: chunk });
     },
     complete(content) {
-      if (content !== undefined && typeof content !== 'string') assertSerializable('complete', content);
-      driver.agentEvent(live, 'COMPLETE', () => {
-        if (content !== undefined) {
-          driver.addArtifact(live, { artifactId: 'final-answer', parts: partsOf(content), lastChunk: true }, newId);
-        }
-      });
+      if (content === undefined) {
+        driver.agentEvent(live, { type: 'COMPLETE' });
+        return;
+      }
+      if (typeof content !== 'string') assertSerializable('complete', content);
+      driver.agentEvent(live, { type: 'COMPLETE', artifact: { artifactId: 'final-answer', parts: partsOf(content), lastChunk: true } });
     },
     fail: (reason) => withMessage('FAIL', reason),
     reject: (reason) => withMessage('REJECT', reason),

@@ -4,18 +4,25 @@
  * to end. Paused and terminal tasks live only in the store.
  */
 import type { Actor, StateValue } from 'xstate';
-import type { TaskMachine, TaskMachineEventType } from '../../machines/task.machine.js';
+import { defineTaskMachine, type TaskMachineEvent, type TaskMachineEventType } from '../../machines/task.machine.js';
+import type { ArtifactChunk } from '../agent.js';
 import type { Caller } from '../auth/types.js';
 import type { Message, Task } from '../a2a/schemas.js';
 import type { MessageKey } from '../store/types.js';
+
+/** The task machine as the runtime runs it: events carry our messages and artifact chunks. */
+export const defineRuntimeTaskMachine = () => defineTaskMachine<Message, ArtifactChunk>();
+export type RuntimeTaskMachine = ReturnType<typeof defineRuntimeTaskMachine>;
+export type RuntimeTaskEvent = TaskMachineEvent<Message, ArtifactChunk>;
 
 /** How the task is persisted while it runs (spec rule 4). */
 export type PersistMode = 'progress' | 'stream';
 
 /**
- * The machine's answers to `can(event)`, per machine and state. The task machine's events carry
- * no data and its guards read only the state, so an answer never changes for a state: asking
- * XState once per state and event saves a transition computation per agent call.
+ * The machine's answers to `can(event)`, per machine and state. The task machine has no guards:
+ * whether an event is taken depends on the state and the event's type alone (never its data),
+ * so an answer never changes for a state, and asking XState once per state and event type saves
+ * a transition computation per agent call (test/unit/machine-data.test.ts holds the two equal).
  */
 const acceptance = new WeakMap<object, Map<string, boolean>>();
 
@@ -30,7 +37,7 @@ function stateKeyOf(value: StateValue): string {
 export type TurnOutcome = { kind: 'task' } | { kind: 'message'; message: Message };
 
 export class LiveTask {
-  actor!: Actor<TaskMachine>;
+  actor!: Actor<RuntimeTaskMachine>;
   /** Set by a cancel; the AbortSignal is made only if the handler asks for it (it is not free). */
   cancelRequested = false;
   private controller: AbortController | undefined;
@@ -41,8 +48,6 @@ export class LiveTask {
   statusMs: number;
   /** The message that started the current turn. */
   turnMessage: Message;
-  /** The status message the next state entry carries (set by the agent call that causes it). */
-  pendingMessage: Message | undefined;
   /** First turn of a new task: a direct reply may still replace the task with a Message. */
   firstTurn: boolean;
   /**

@@ -65,8 +65,7 @@ export class LiveTasks {
     await this.untilIdle(graceMs);
     for (const live of this.all()) {
       if (!live.accepts('CANCEL')) continue;
-      live.pendingMessage = agentMessage(STOPPED_BY_SHUTDOWN, live.id, live.task.contextId);
-      live.actor.send({ type: 'CANCEL' });
+      live.actor.send({ type: 'CANCEL', message: agentMessage(STOPPED_BY_SHUTDOWN, live.id, live.task.contextId) });
     }
     await this.untilIdle(SHUTDOWN_CANCEL_WAIT_MS);
     // In `cancelling`, the handler's settling ends the task `canceled`: it is not waited for.

@@ -3,10 +3,10 @@
  * task (a new task, or one woken from the store in the state it was stored in).
  */
 import { createActor, type InspectionEvent, type Observer } from 'xstate';
-import type { TaskState } from '../a2a/schemas.js';
-import { taskMachine } from '../../machines/task.machine.js';
+import type { Message, TaskState } from '../a2a/schemas.js';
+import type { TaskMachineContext } from '../../machines/task.machine.js';
 import { eventSeqOf, type TaskEventLog } from './event-log.js';
-import type { LiveTask } from './live-task.js';
+import { defineRuntimeTaskMachine, type LiveTask, type RuntimeTaskEvent } from './live-task.js';
 import type { LiveTasks } from './live-tasks.js';
 import type { TurnEffects } from './turn-effects.js';
 
@@ -22,24 +22,48 @@ export interface TaskActorOptions {
 /** Starts `live`'s actor, fresh or restored in `restoreState`. */
 export type ActorStarter = (live: LiveTask, restoreState?: TaskState) => void;
 
+/** The message an event carries, if it is one of those that carry one. */
+function messageOf(event: RuntimeTaskEvent): Message | undefined {
+  switch (event.type) {
+    case 'STATUS':
+    case 'REQUEST_INPUT':
+    case 'REQUEST_AUTH':
+    case 'COMPLETE':
+    case 'FAIL':
+    case 'REJECT':
+    case 'CANCEL':
+    case 'AGENT_FAILED':
+      return event.message;
+    default:
+      return undefined;
+  }
+}
+
 export function taskActorStarter(opts: TaskActorOptions): ActorStarter {
   const { effects, live: tasks, events, inspect } = opts;
+  type Args = { context: TaskMachineContext<Message>; event: RuntimeTaskEvent };
   // An action that throws would put the actor in XState's error state and be rethrown from a
   // timer, ending the process: each action's failure is kept to its own task instead.
   const guarded =
-    <A extends unknown[]>(fn: (taskId: string, ...args: A) => void) =>
-    ({ context }: { context: { taskId: string } }, ...args: A): void => {
+    <P extends unknown[]>(fn: (taskId: string, args: Args, ...params: P) => void) =>
+    (args: Args, ...params: P): void => {
       try {
-        fn(context.taskId, ...args);
+        fn(args.context.taskId, args, ...params);
       } catch (err) {
-        effects.turnBroke(context.taskId, err);
+        effects.turnBroke(args.context.taskId, err);
       }
     };
-  const machine = taskMachine.provide({
+  const machine = defineRuntimeTaskMachine().provide({
     actions: {
-      stateEntered: guarded((taskId, params: { state: TaskState }) => effects.stateEntered(taskId, params.state)),
-      statusUpdated: guarded((taskId) => effects.statusUpdated(taskId)),
-      artifactAdded: guarded((taskId) => effects.artifactAdded(taskId)),
+      stateEntered: guarded((taskId, { context, event }, params: { state: TaskState }) => {
+        // A cancel's message outlives the events that end the turn after it.
+        const message = (params.state === 'canceled' ? context.cancelMessage : undefined) ?? messageOf(event);
+        effects.stateEntered(taskId, params.state, message, event.type === 'COMPLETE' ? event.artifact : undefined);
+      }),
+      statusUpdated: guarded((taskId, { event }) => effects.statusUpdated(taskId, messageOf(event))),
+      artifactAdded: guarded((taskId, { event }) => {
+        if (event.type === 'ARTIFACT' && event.artifact) effects.artifactAdded(taskId, event.artifact);
+      }),
       abortAgent: guarded((taskId) => tasks.get(taskId)?.abortTurn()),
       // The handler starts after the machine's macrostep, so every call it makes is processed
       // at once (and `can()` answers for the state the call really meets).

@@ -7,10 +7,11 @@
 import type { AgentDefinition, ArtifactChunk } from '../agent.js';
 import type { Message, StreamEvent, TaskState } from '../a2a/schemas.js';
 import { errorFields, type Logger } from '../log.js';
-import { isInterruptedState, isTerminalState, type TaskMachineEventType } from '../../machines/task.machine.js';
+import { isInterruptedState, isTerminalState } from '../../machines/task.machine.js';
+import { newId } from '../a2a/ids.js';
 import { createAgentContext, type AgentContextDriver } from './agent-context.js';
 import { EVENT_SEQ_KEY, type TaskEventLog } from './event-log.js';
-import type { LiveTask } from './live-task.js';
+import type { LiveTask, RuntimeTaskEvent } from './live-task.js';
 import type { LiveTasks } from './live-tasks.js';
 import { isoAt, nextStatusMs } from './status-clock.js';
 import type { TaskOwnership } from './task-ownership.js';
@@ -40,8 +41,7 @@ export class TurnEffects {
 
   constructor(private readonly deps: TurnEffectsDeps) {
     this.driver = {
-      agentEvent: (live, type, effect) => this.agentEvent(live, type, effect),
-      addArtifact: (live, chunk, defaultId) => this.addArtifact(live, chunk, defaultId),
+      agentEvent: (live, event) => this.agentEvent(live, event),
       reply: (live, message) => this.reply(live, message),
     };
   }
@@ -52,30 +52,32 @@ export class TurnEffects {
     if (!live || live.closed) return;
     const context = createAgentContext(live, this.driver);
     let settled: 'AGENT_DONE' | 'AGENT_FAILED' = 'AGENT_DONE';
+    let failure: Message | undefined;
     try {
       await this.deps.agent.handler(context);
     } catch (err) {
       settled = 'AGENT_FAILED';
       if (!live.cancelRequested) {
         this.deps.logger.error('agent.handler_failed', { taskId, ...errorFields(err) });
-        live.pendingMessage = agentMessage(HANDLER_FAILED, live.id, live.task.contextId);
+        failure = agentMessage(HANDLER_FAILED, live.id, live.task.contextId);
       }
     }
     // After a terminal call the machine has already left `working`: nothing to report.
-    if (live.accepts(settled)) live.actor.send({ type: settled });
+    if (!live.accepts(settled)) return;
+    live.actor.send(settled === 'AGENT_DONE' ? { type: settled } : { type: settled, message: failure });
   }
 
-  private agentEvent(live: LiveTask, type: TaskMachineEventType, effect?: () => void): boolean {
-    if (!live.accepts(type)) return false;
+  private agentEvent(live: LiveTask, event: RuntimeTaskEvent): boolean {
+    if (!live.accepts(event.type)) return false;
     live.expose();
-    effect?.();
-    live.actor.send({ type });
+    live.actor.send(event);
     return true;
   }
 
-  private addArtifact(live: LiveTask, chunk: ArtifactChunk, defaultId: () => string): void {
+  /** Applies an artifact chunk to the task and logs its event. */
+  private addArtifact(live: LiveTask, chunk: ArtifactChunk): void {
     const artifact = {
-      artifactId: chunk.artifactId ?? defaultId(),
+      artifactId: chunk.artifactId ?? newId(),
       parts: chunk.parts,
       ...(chunk.name !== undefined ? { name: chunk.name } : {}),
       ...(chunk.description !== undefined ? { description: chunk.description } : {}),
@@ -96,9 +98,7 @@ export class TurnEffects {
     if (live.closed || live.ending) return;
     if (!live.firstTurn || live.exposed) {
       // The task is already known to the client: the reply completes it.
-      this.agentEvent(live, 'COMPLETE', () => {
-        live.pendingMessage = message;
-      });
+      this.agentEvent(live, { type: 'COMPLETE', message });
       return;
     }
     // A direct reply replaces the task: it was never exposed, so nothing else saw it.
@@ -109,13 +109,15 @@ export class TurnEffects {
     live.finish({ kind: 'message', message: direct });
   }
 
-  /** The machine's `stateEntered` action. */
-  stateEntered(taskId: string, state: TaskState): void {
+  /**
+   * The machine's `stateEntered` action, with the message the entering event carried and, for
+   * a completion with content, the final artifact (applied first: its event precedes the end).
+   */
+  stateEntered(taskId: string, state: TaskState, message: Message | undefined, artifact?: ArtifactChunk): void {
     const live = this.deps.live.get(taskId);
     if (!live) return;
+    if (artifact) this.addArtifact(live, artifact);
     const timestamp = this.nextLiveTimestamp(live);
-    const message = live.pendingMessage;
-    live.pendingMessage = undefined;
     live.task.status = message ? { state, timestamp, message } : { state, timestamp };
     if (message) (live.task.history ??= []).push(message);
     transitionsOf(live.task).push({ state, timestamp });
@@ -133,22 +135,22 @@ export class TurnEffects {
     this.deps.writer.scheduleFlush(live);
   }
 
-  /** The machine's `statusUpdated` action (working -> working). */
-  statusUpdated(taskId: string): void {
+  /** The machine's `statusUpdated` action (working -> working), with the STATUS event's message. */
+  statusUpdated(taskId: string, message: Message | undefined): void {
     const live = this.deps.live.get(taskId);
     if (!live) return;
-    const message = live.pendingMessage;
-    live.pendingMessage = undefined;
     const timestamp = this.nextLiveTimestamp(live);
     live.task.status = message ? { state: 'working', timestamp, message } : { state: 'working', timestamp };
     this.publishStatus(live);
     this.deps.writer.scheduleFlush(live);
   }
 
-  /** The machine's `artifactAdded` action: the artifact itself was applied with its event. */
-  artifactAdded(taskId: string): void {
+  /** The machine's `artifactAdded` action, with the ARTIFACT event's chunk. */
+  artifactAdded(taskId: string, chunk: ArtifactChunk): void {
     const live = this.deps.live.get(taskId);
-    if (live) this.deps.writer.scheduleFlush(live);
+    if (!live) return;
+    this.addArtifact(live, chunk);
+    this.deps.writer.scheduleFlush(live);
   }
 
   /** The next status timestamp of a running task (its last one is kept as a number, not parsed again). */
@@ -216,8 +218,7 @@ export class TurnEffects {
     if (!live || live.ending || live.closed) return;
     live.abortTurn();
     if (live.accepts('AGENT_FAILED')) {
-      live.pendingMessage = agentMessage(RUNTIME_FAILED, live.id, live.task.contextId);
-      live.actor.send({ type: 'AGENT_FAILED' });
+      live.actor.send({ type: 'AGENT_FAILED', message: agentMessage(RUNTIME_FAILED, live.id, live.task.contextId) });
       return;
     }
     // The machine has left `working` already: end the turn from where it stands.
