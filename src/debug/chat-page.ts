@@ -7,14 +7,9 @@
  * is the second line: even markup that slipped through could not run a script or call out.
  */
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { DEFAULT_POLL_SECONDS, POLL_CHOICES, TURN_POLL_MS } from './page/constants.js';
 import { PAGE_BODY } from './page/markup.js';
-import { SCRIPT_API } from './page/script-api.js';
-import { SCRIPT_AUTH } from './page/script-auth.js';
-import { SCRIPT_BOOT } from './page/script-boot.js';
-import { SCRIPT_CHAT } from './page/script-chat.js';
-import { SCRIPT_DASHBOARD } from './page/script-dashboard.js';
-import { SCRIPT_RENDER } from './page/script-render.js';
 import { PAGE_STYLE } from './page/style.js';
 
 export interface ChatPage {
@@ -25,6 +20,17 @@ export interface ChatPage {
 
 const sha256 = (text: string): string => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
 
+/**
+ * The page's browser script, in the order its parts depend on each other. They are plain
+ * browser JavaScript files (type-checked with the DOM types by src/debug/page/browser/
+ * tsconfig.json, linted with browser globals) read once and inlined: the page stays one
+ * self-contained document. The build copies them next to the compiled module.
+ */
+const SCRIPT_PARTS = ['auth', 'api', 'render', 'chat', 'dashboard', 'boot'] as const;
+/** A part's text without its header comment (for developers; the page need not carry it). */
+const readScript = (part: string): string =>
+  readFileSync(new URL(`./page/browser/${part}.js`, import.meta.url), 'utf8').replace(/^\/\*\*[\s\S]*?\*\/\n/, '');
+
 export function buildChatPage(): ChatPage {
   const constants = [
     `const POLL_CHOICES = ${JSON.stringify(POLL_CHOICES)};`,
@@ -32,7 +38,7 @@ export function buildChatPage(): ChatPage {
     `const TURN_POLL_MS = ${JSON.stringify(TURN_POLL_MS)};`,
   ].join('\n');
   // One function scope keeps every name out of `window`.
-  const script = `\n(function () {\n'use strict';\n${constants}\n${[SCRIPT_AUTH, SCRIPT_API, SCRIPT_RENDER, SCRIPT_CHAT, SCRIPT_DASHBOARD, SCRIPT_BOOT].join('\n')}\n})();\n`;
+  const script = `\n(function () {\n'use strict';\n${constants}\n${SCRIPT_PARTS.map(readScript).join('\n')}\n})();\n`;
   const html = `<!doctype html>
 <html lang="en">
 <head>

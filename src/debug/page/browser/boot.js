@@ -1,10 +1,7 @@
 /**
  * Page script, part 5: the agent-info sidebar and start-up. The agent card decides the
  * transport (`preferredTransport`) and whether the chat streams (`capabilities.streaming`).
- *
- * Browser JavaScript in a string: no backticks and no dollar-brace in here.
  */
-export const SCRIPT_BOOT = String.raw`
 function yesNo(value) {
   return value ? 'yes' : 'no';
 }
@@ -15,17 +12,30 @@ function listText(values) {
 
 function renderSidebar(card, transport, streaming) {
   var caps = card.capabilities || {};
-  var facts = el('dl', '',
-    el('dt', '', 'version'), el('dd', '', String(card.version || '')),
-    el('dt', '', 'protocol'), el('dd', '', String(card.protocolVersion || '')),
-    el('dt', '', 'URL'), el('dd', '', String(card.url || '')),
-    el('dt', '', 'preferred transport'), el('dd', '', String(card.preferredTransport || 'JSONRPC')),
-    el('dt', '', 'streaming'), el('dd', '', yesNo(caps.streaming)),
-    el('dt', '', 'push notifications'), el('dd', '', yesNo(caps.pushNotifications)),
-    el('dt', '', 'state history'), el('dd', '', yesNo(caps.stateTransitionHistory)),
-    el('dt', '', 'extended card'), el('dd', '', yesNo(card.supportsAuthenticatedExtendedCard)),
-    el('dt', '', 'input modes'), el('dd', '', listText(card.defaultInputModes)),
-    el('dt', '', 'output modes'), el('dd', '', listText(card.defaultOutputModes)));
+  var facts = el(
+    'dl',
+    '',
+    el('dt', '', 'version'),
+    el('dd', '', String(card.version || '')),
+    el('dt', '', 'protocol'),
+    el('dd', '', String(card.protocolVersion || '')),
+    el('dt', '', 'URL'),
+    el('dd', '', String(card.url || '')),
+    el('dt', '', 'preferred transport'),
+    el('dd', '', String(card.preferredTransport || 'JSONRPC')),
+    el('dt', '', 'streaming'),
+    el('dd', '', yesNo(caps.streaming)),
+    el('dt', '', 'push notifications'),
+    el('dd', '', yesNo(caps.pushNotifications)),
+    el('dt', '', 'state history'),
+    el('dd', '', yesNo(caps.stateTransitionHistory)),
+    el('dt', '', 'extended card'),
+    el('dd', '', yesNo(card.supportsAuthenticatedExtendedCard)),
+    el('dt', '', 'input modes'),
+    el('dd', '', listText(card.defaultInputModes)),
+    el('dt', '', 'output modes'),
+    el('dd', '', listText(card.defaultOutputModes)),
+  );
   facts.id = 'agent-facts';
   var name = el('h2', '', String(card.name || 'agent'));
   name.id = 'agent-name';
@@ -33,7 +43,9 @@ function renderSidebar(card, transport, streaming) {
   skills.id = 'agent-skills';
   (card.skills || []).forEach(function (skill) {
     var box = el('div', 'skill', el('strong', '', String(skill.name || skill.id)), el('p', 'note', String(skill.description || '')));
-    (skill.tags || []).forEach(function (tag) { box.append(el('span', 'tag', String(tag))); });
+    (skill.tags || []).forEach(function (tag) {
+      box.append(el('span', 'tag', String(tag)));
+    });
     if (skill.inputModes || skill.outputModes) {
       box.append(el('p', 'note', 'modes: ' + listText(skill.inputModes) + ' → ' + listText(skill.outputModes)));
     }
@@ -55,7 +67,8 @@ function renderSidebar(card, transport, streaming) {
     skills.append(box);
   });
   $('agent-info').replaceChildren(name, el('p', '', String(card.description || '')), facts, el('h4', '', 'Skills'), skills);
-  $('chat-mode').textContent = (transport === 'JSONRPC' ? 'JSON-RPC' : 'HTTP+JSON') + ' · ' + (streaming ? 'SSE streaming' : 'send + polling');
+  $('chat-mode').textContent =
+    (transport === 'JSONRPC' ? 'JSON-RPC' : 'HTTP+JSON') + ' · ' + (streaming ? 'SSE streaming' : 'send + polling');
   document.title = String(card.name || 'agent') + ' · a2actor chat';
 }
 
@@ -72,8 +85,12 @@ async function boot() {
   var streaming = Boolean(card.capabilities && card.capabilities.streaming);
   var client = createClient(transport);
   renderSidebar(card, transport, streaming);
-  setupAuth(card, function () { void refreshDashboard(); });
-  chat.onTurnEnd = function () { void refreshDashboard(); };
+  setupAuth(card, function () {
+    void refreshDashboard();
+  });
+  chat.onTurnEnd = function () {
+    void refreshDashboard();
+  };
   startChat(client, streaming);
   startDashboard(client);
   // Tells automated checks (and curious people) that the page is wired up.
@@ -83,4 +100,3 @@ async function boot() {
 }
 
 void boot();
-`;

@@ -3,10 +3,7 @@
  * shows one field for a bearer token or API key, keeps it in session storage only (gone when
  * the tab closes; never in local storage or the URL), and sends it on every request and stream.
  * A 401 or 403 says so beside the field instead of breaking the page.
- *
- * Browser JavaScript in a string: no backticks and no dollar-brace in here.
  */
-export const SCRIPT_AUTH = String.raw`
 var CREDENTIAL_KEY = 'a2actor.debug.credential';
 // header: the request header the credential travels in; prefix: what goes before it.
 var auth = { header: undefined, prefix: '', label: '', value: '' };
@@ -36,7 +33,8 @@ function presentableScheme(schemes) {
     var s = schemes[names[i]] || {};
     if (s.type === 'apiKey' && s.in === 'header' && s.name) return { header: String(s.name), prefix: '', label: String(s.name) };
     var bearer = s.type === 'http' && String(s.scheme || '').toLowerCase() === 'bearer';
-    if (bearer || s.type === 'oauth2' || s.type === 'openIdConnect') return { header: 'Authorization', prefix: 'Bearer ', label: 'Bearer token' };
+    if (bearer || s.type === 'oauth2' || s.type === 'openIdConnect')
+      return { header: 'Authorization', prefix: 'Bearer ', label: 'Bearer token' };
   }
   return undefined;
 }
@@ -59,7 +57,12 @@ function authStatus(text, kind) {
 function noteAuthAnswer(status) {
   if (!auth.header) return;
   if (status === 401) {
-    authStatus(auth.value ? 'Authentication failed: the ' + auth.label + ' was not accepted.' : 'Authentication required: enter a ' + auth.label + '.', 'needed');
+    authStatus(
+      auth.value
+        ? 'Authentication failed: the ' + auth.label + ' was not accepted.'
+        : 'Authentication required: enter a ' + auth.label + '.',
+      'needed',
+    );
     var input = $('auth-secret');
     if (input && document.activeElement !== input) input.focus();
   } else if (status === 403) {
@@ -80,7 +83,10 @@ function setupAuth(card, onChange) {
   var input = $('auth-secret');
   input.value = '';
   input.placeholder = auth.value ? 'saved for this tab' : 'paste it here';
-  authStatus(auth.value ? 'Using the saved ' + auth.label + '.' : 'Authentication required: enter a ' + auth.label + '.', auth.value ? 'ok' : 'needed');
+  authStatus(
+    auth.value ? 'Using the saved ' + auth.label + '.' : 'Authentication required: enter a ' + auth.label + '.',
+    auth.value ? 'ok' : 'needed',
+  );
   form.addEventListener('submit', function (event) {
     event.preventDefault();
     var value = input.value.trim();
@@ -100,4 +106,3 @@ function setupAuth(card, onChange) {
     onChange();
   });
 }
-`;

@@ -2,19 +2,28 @@
  * Page script, part 2: safe DOM building. Agent output is always text (spec "safe rendering"):
  * strings become Text nodes through `append`/`textContent`, nothing is ever parsed as HTML, and
  * a file link is only made for http(s) URLs.
- *
- * Browser JavaScript in a string: no backticks and no dollar-brace in here.
  */
-export const SCRIPT_RENDER = String.raw`
 var TERMINAL = { completed: true, failed: true, canceled: true, rejected: true };
 var INTERRUPTED = { 'input-required': true, 'auth-required': true };
 
+/**
+ * The element with this id. Typed loosely on purpose: the page reads `value`, `disabled` and
+ * friends off inputs, buttons and selects it knows by id.
+ * @param {string} id
+ * @returns {any}
+ */
 function $(id) {
   return document.getElementById(id);
 }
 
-// el('div', 'cls', child, 'text', ...): children that are strings become Text nodes.
-function el(tag, className) {
+/**
+ * el('div', 'cls', child, 'text', ...): children that are strings become Text nodes.
+ * @param {string} tag
+ * @param {string} className
+ * @param {...unknown} _children
+ * @returns {any}
+ */
+function el(tag, className, ..._children) {
   var node = document.createElement(tag);
   if (className) node.className = className;
   for (var i = 2; i < arguments.length; i++) {
@@ -54,7 +63,11 @@ function newMessageId() {
   var b = crypto.getRandomValues(new Uint8Array(16));
   b[6] = (b[6] & 0x0f) | 0x40;
   b[8] = (b[8] & 0x3f) | 0x80;
-  var hex = Array.prototype.map.call(b, function (x) { return (x + 0x100).toString(16).slice(1); }).join('');
+  var hex = Array.prototype.map
+    .call(b, function (x) {
+      return (x + 0x100).toString(16).slice(1);
+    })
+    .join('');
   return hex.slice(0, 8) + '-' + hex.slice(8, 12) + '-' + hex.slice(12, 16) + '-' + hex.slice(16, 20) + '-' + hex.slice(20);
 }
 
@@ -93,14 +106,19 @@ function renderPart(part) {
 }
 
 function renderParts(parts, into) {
-  (Array.isArray(parts) ? parts : []).forEach(function (p) { into.append(renderPart(p)); });
+  (Array.isArray(parts) ? parts : []).forEach(function (p) {
+    into.append(renderPart(p));
+  });
   return into;
 }
 
 function textOf(message) {
   return (message && Array.isArray(message.parts) ? message.parts : [])
-    .filter(function (p) { return p && p.kind === 'text'; })
-    .map(function (p) { return p.text; })
+    .filter(function (p) {
+      return p && p.kind === 'text';
+    })
+    .map(function (p) {
+      return p.text;
+    })
     .join('\n');
 }
-`;

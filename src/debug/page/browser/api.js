@@ -3,14 +3,18 @@
  * (JSON-RPC at `POST /` or HTTP+JSON under `/v1`) and reads SSE from a streaming fetch; there is
  * no WebSocket anywhere (spec item 11). URLs are relative to the page, so the page also works
  * behind a proxy that mounts the service under a path prefix.
- *
- * Browser JavaScript in a string: no backticks and no dollar-brace in here.
  */
-export const SCRIPT_API = String.raw`
 var JSON_HEADERS = { 'Content-Type': 'application/json', Accept: 'application/json', 'A2A-Version': '0.3' };
 var rpcSeq = 0;
 
+/**
+ * An A2A error as the page shows it: the message, and the code and HTTP status when known.
+ * @param {string} message
+ * @param {number} [code]
+ * @param {number} [status]
+ */
 function A2AFailure(message, code, status) {
+  /** @type {Error & { code?: number, status?: number }} */
   var err = new Error(code === undefined ? message : message + ' (code ' + code + ')');
   err.code = code;
   err.status = status;
@@ -145,4 +149,3 @@ async function fetchCard() {
   if (!res.ok) throw A2AFailure('the agent card answered HTTP ' + res.status);
   return res.json();
 }
-`;

@@ -7,10 +7,8 @@
  * message shows as its progress line, and the message that ends the turn (a question, a reason,
  * a direct reply) is added to it as text. Without streaming the turn is sent non-blocking and
  * its task re-read every TURN_POLL_MS, so progress shows the same way.
- *
- * Browser JavaScript in a string: no backticks and no dollar-brace in here.
  */
-export const SCRIPT_CHAT = String.raw`
+/** @type {{ client: any, streaming: boolean, lastTask: any, current: any, onTurnEnd: (turn: unknown) => void }} */
 var chat = { client: null, streaming: false, lastTask: null, current: null, onTurnEnd: function () {} };
 
 function scrollChat() {
@@ -20,9 +18,10 @@ function scrollChat() {
 
 function updateHint() {
   var last = chat.lastTask;
-  $('chat-hint').textContent = last && INTERRUPTED[last.state]
-    ? 'The next message continues task ' + shortId(last.id) + ' (' + last.state + ').'
-    : 'The next message starts a new task.';
+  $('chat-hint').textContent =
+    last && INTERRUPTED[last.state]
+      ? 'The next message continues task ' + shortId(last.id) + ' (' + last.state + ').'
+      : 'The next message starts a new task.';
 }
 
 // continued: the task state the previous turn ended in, when this turn continues that task.
@@ -140,7 +139,9 @@ Turn.prototype.task = function (task) {
     return;
   }
   this.setTask(task.id, task.contextId, task.status);
-  (task.artifacts || []).forEach(function (a) { self.artifactWhole(a); });
+  (task.artifacts || []).forEach(function (a) {
+    self.artifactWhole(a);
+  });
   if (task.status) this.statusMessage(task.status.state, task.status.message);
   if (TERMINAL[this.state] || INTERRUPTED[this.state]) this.end();
 };
@@ -185,7 +186,9 @@ Turn.prototype.end = function () {
 };
 
 function sleep(ms) {
-  return new Promise(function (resolve) { setTimeout(resolve, ms); });
+  return new Promise(function (resolve) {
+    setTimeout(resolve, ms);
+  });
 }
 
 async function pollTurn(turn) {
@@ -198,7 +201,9 @@ async function pollTurn(turn) {
 async function runTurn(turn, message) {
   try {
     if (chat.streaming) {
-      await chat.client.stream(message, function (event) { turn.event(event); });
+      await chat.client.stream(message, function (event) {
+        turn.event(event);
+      });
       // A stream closed early (e.g. the server shed a slow reader): follow the task by polling.
       if (!turn.ended && turn.taskId) await pollTurn(turn);
       else if (!turn.ended) turn.fail(new Error('the stream ended without an answer'));
@@ -255,4 +260,3 @@ function startChat(client, streaming) {
   $('send').disabled = false;
   input.focus();
 }
-`;

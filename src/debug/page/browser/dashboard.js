@@ -3,13 +3,18 @@
  * (`?poll=<seconds>` sets the first one, spec item 11) and right after each chat turn; the
  * selected task is re-read with `tasks/get` on every refresh. Metadata keys starting with `_`
  * are internal and never shown (spec "Task" resource).
- *
- * Browser JavaScript in a string: no backticks and no dollar-brace in here.
  */
-export const SCRIPT_DASHBOARD = String.raw`
 var LIST_PAGE_SIZE = 50;
-var dash = { client: null, seconds: DEFAULT_POLL_SECONDS, timer: undefined, selected: undefined,
-  listJson: '', detailJson: '', running: false, again: false };
+var dash = {
+  client: null,
+  seconds: DEFAULT_POLL_SECONDS,
+  timer: undefined,
+  selected: undefined,
+  listJson: '',
+  detailJson: '',
+  running: false,
+  again: false,
+};
 
 // The allowed choice nearest to what ?poll= asked for.
 function initialPollSeconds() {
@@ -54,15 +59,21 @@ async function refreshOnce() {
   } catch (err) {
     var status = err && err.status;
     $('dash-status').textContent =
-      status === 401 ? 'authentication required: enter a ' + (auth.label || 'credential') + ' above'
-      : status === 403 ? 'not allowed to list tasks'
-      : 'refresh failed: ' + (err && err.message ? err.message : String(err));
+      status === 401
+        ? 'authentication required: enter a ' + (auth.label || 'credential') + ' above'
+        : status === 403
+          ? 'not allowed to list tasks'
+          : 'refresh failed: ' + (err && err.message ? err.message : String(err));
   }
 }
 
 function renderList(result) {
   var tasks = (result && result.tasks) || [];
-  var json = pretty(tasks.map(function (t) { return [t.id, t.status && t.status.state, t.status && t.status.timestamp]; }));
+  var json = pretty(
+    tasks.map(function (t) {
+      return [t.id, t.status && t.status.state, t.status && t.status.timestamp];
+    }),
+  );
   var total = result && typeof result.totalSize === 'number' ? result.totalSize : tasks.length;
   $('task-count').textContent = total > tasks.length ? '(' + tasks.length + ' of ' + total + ')' : '(' + total + ')';
   if (json === dash.listJson) return;
@@ -71,12 +82,19 @@ function renderList(result) {
   list.replaceChildren();
   tasks.forEach(function (t) {
     var state = t.status && t.status.state;
-    var li = el('li', t.id === dash.selected ? 'selected' : '', badge(state), el('span', 'task-id', shortId(t.id)),
-      el('span', 'task-time', timeOf(t.status && t.status.timestamp)));
+    var li = el(
+      'li',
+      t.id === dash.selected ? 'selected' : '',
+      badge(state),
+      el('span', 'task-id', shortId(t.id)),
+      el('span', 'task-time', timeOf(t.status && t.status.timestamp)),
+    );
     li.dataset.taskId = t.id;
     li.dataset.state = state || '';
     li.title = t.id;
-    li.addEventListener('click', function () { selectTask(t.id); });
+    li.addEventListener('click', function () {
+      selectTask(t.id);
+    });
     list.append(li);
   });
 }
@@ -129,11 +147,18 @@ function renderDetail(task) {
   if (json === dash.detailJson || !task || task.id !== dash.selected) return;
   dash.detailJson = json;
   var status = task.status || {};
-  var facts = el('dl', '',
-    el('dt', '', 'id'), el('dd', 'task-id', task.id),
-    el('dt', '', 'context'), el('dd', 'task-id', task.contextId || ''),
-    el('dt', '', 'state'), el('dd', '', badge(status.state)),
-    el('dt', '', 'updated'), el('dd', '', status.timestamp ? new Date(status.timestamp).toLocaleString() : ''));
+  var facts = el(
+    'dl',
+    '',
+    el('dt', '', 'id'),
+    el('dd', 'task-id', task.id),
+    el('dt', '', 'context'),
+    el('dd', 'task-id', task.contextId || ''),
+    el('dt', '', 'state'),
+    el('dd', '', badge(status.state)),
+    el('dt', '', 'updated'),
+    el('dd', '', status.timestamp ? new Date(status.timestamp).toLocaleString() : ''),
+  );
   var statusMessage = status.message ? renderParts(status.message.parts, el('div', 'agent-text')) : el('p', 'empty', 'none');
   statusMessage.id = 'detail-status-message';
   var messages = el('div', '');
@@ -146,8 +171,13 @@ function renderDetail(task) {
   var artifacts = el('div', '');
   (task.artifacts || []).forEach(function (a) {
     var label = a.artifactId + (a.name && a.name !== a.artifactId ? ' (' + a.name + ')' : '');
-    var node = el('div', 'history-item', el('div', 'role', label), a.description ? el('div', 'note', a.description) : null,
-      renderParts(a.parts, el('div', 'agent-text')));
+    var node = el(
+      'div',
+      'history-item',
+      el('div', 'role', label),
+      a.description ? el('div', 'note', a.description) : null,
+      renderParts(a.parts, el('div', 'agent-text')),
+    );
     node.dataset.artifactId = a.artifactId;
     artifacts.append(node);
   });
@@ -155,13 +185,17 @@ function renderDetail(task) {
   var detail = $('task-detail');
   detail.dataset.taskId = task.id;
   detail.dataset.state = status.state || '';
-  detail.replaceChildren.apply(detail, [el('h3', '', 'Task')].concat(
-    [facts],
-    section('Status message', statusMessage),
-    section('State transitions', renderTimeline(task.metadata && task.metadata.stateTransitions)),
-    section('History', messages),
-    section('Artifacts', artifacts),
-    section('Metadata', renderMetadata(task.metadata))));
+  detail.replaceChildren.apply(
+    detail,
+    [el('h3', '', 'Task')].concat(
+      [facts],
+      section('Status message', statusMessage),
+      section('State transitions', renderTimeline(task.metadata && task.metadata.stateTransitions)),
+      section('History', messages),
+      section('Artifacts', artifacts),
+      section('Metadata', renderMetadata(task.metadata)),
+    ),
+  );
 }
 
 function startDashboard(client) {
@@ -182,4 +216,3 @@ function startDashboard(client) {
   });
   void refreshDashboard().finally(schedulePoll);
 }
-`;
