@@ -51,7 +51,30 @@ const READINESS_TIMEOUT_MS = 2000;
 
 const CARD_CACHE_LIMIT = 32;
 
-export type Operations = ReturnType<typeof createOperations>;
+/**
+ * The one service API both transports call. Every method takes the raw params (REST bodies
+ * normalized to A2A JSON first) and, with auth on, the caller; it validates, then acts.
+ */
+export interface Operations {
+  /** The public card and its JSON for a base URL. */
+  card(baseUrl: string): { card: AgentCard; json: string };
+  extendedCard(request: IncomingRequest, baseUrl: string): Promise<AgentCard>;
+  sendMessage(raw: unknown, caller?: Caller): Promise<Task | Message | JsonText>;
+  streamMessage(raw: unknown, caller?: Caller): Promise<TaskFeed>;
+  resubscribe(raw: unknown, lastEventId: string | undefined, caller?: Caller): Promise<TaskFeed>;
+  getTask(raw: unknown, caller?: Caller): Promise<Task>;
+  listTasks(raw: unknown, caller?: Caller): Promise<ListTasksResult>;
+  cancelTask(raw: unknown, caller?: Caller): Promise<Task>;
+  /** JSON-RPC shape: `{taskId, pushNotificationConfig}`. */
+  setPushConfig(raw: unknown, caller?: Caller): Promise<TaskPushNotificationConfig>;
+  /** REST shape: the task id from the path, the config as the body. */
+  createPushConfig(taskId: string, rawConfig: unknown, caller?: Caller): Promise<TaskPushNotificationConfig>;
+  getPushConfig(raw: unknown, caller?: Caller): Promise<TaskPushNotificationConfig>;
+  listPushConfigs(raw: unknown, caller?: Caller): Promise<TaskPushNotificationConfig[]>;
+  deletePushConfig(raw: unknown, caller?: Caller): Promise<null>;
+  readiness(): Promise<Readiness>;
+  health(): { status: string };
+}
 
 /**
  * Clients send `token: ""` and `authentication: {}` for "none" on every transport (wire
@@ -64,7 +87,7 @@ const tolerantSendParams = (raw: unknown): unknown =>
     ? { ...raw, configuration: tolerantPushConfig(raw.configuration, 'pushNotificationConfig') }
     : raw;
 
-export function createOperations(deps: OperationsDeps) {
+export function createOperations(deps: OperationsDeps): Operations {
   const { service, push } = deps;
   const maxJsonDepth = deps.maxJsonDepth ?? 64;
 

@@ -5,7 +5,8 @@
  */
 import { isObject } from './params.js';
 
-const camel = (key: string): string => key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+/** `push_notification_config` -> `pushNotificationConfig`. */
+export const camel = (key: string): string => key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
 
 /**
  * Renames snake_case keys of one object level to camelCase (the camelCase key wins). The copy has

@@ -9,7 +9,7 @@ import type { Logger } from '../log.js';
 import { a2aError, shown } from '../a2a/errors.js';
 import type { Operations } from './operations.js';
 import { json, restError, toA2AError, type Reply } from './reply.js';
-import { normalizeRestPushBody, normalizeRestSendBody } from './rest-input.js';
+import { camel, normalizeRestPushBody, normalizeRestSendBody } from './rest-input.js';
 
 export interface RestRequest {
   method: string;
@@ -32,7 +32,7 @@ function queryParams(query: URLSearchParams): Record<string, unknown> {
   // No prototype: a key named `__proto__` is just a (stripped) unknown parameter.
   const out: Record<string, unknown> = Object.create(null);
   for (const [rawKey, value] of query) {
-    const key = rawKey.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+    const key = camel(rawKey);
     if (NUMBER_KEYS.has(key)) out[key] = /^-?\d+$/.test(value) ? Number(value) : value;
     else if (BOOLEAN_KEYS.has(key)) out[key] = value === 'true' ? true : value === 'false' ? false : value;
     else out[key] = value;

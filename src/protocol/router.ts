@@ -87,7 +87,7 @@ export function earlyErrorReply(method: string, path: string, err: A2AError): Re
   return isJsonRpcRequest(method, path) ? jsonRpcErrorReply(null, err) : restError(err);
 }
 
-export function createRouter(ops: Operations, logger: Logger, limits: RouterLimits = { maxJsonDepth: 64 }, gate?: AuthGate) {
+export function createRouter(ops: Operations, logger: Logger, limits: RouterLimits = { maxJsonDepth: 64 }, gate?: AuthGate): Router {
   const rpc = createJsonRpcHandler(ops, logger, gate);
   const rest = createRestHandler(ops, logger, gate);
 
@@ -160,4 +160,5 @@ export function createRouter(ops: Operations, logger: Logger, limits: RouterLimi
   };
 }
 
-export type Router = ReturnType<typeof createRouter>;
+/** Answers one transport-neutral request. */
+export type Router = (req: ProtocolRequest) => Promise<Reply>;

@@ -8,7 +8,9 @@ import type { PushNotificationConfig, TaskPushNotificationConfig } from '../a2a/
 import { newId } from '../a2a/ids.js';
 import type { TaskStore } from '../store/types.js';
 
-export type StoredPushConfig = PushNotificationConfig & { id: string };
+import type { StoredPushConfig } from '../store/types.js';
+
+export type { StoredPushConfig };
 
 /** Clients that create a config without an id later ask for "default" (wire reference §2.2). */
 export const DEFAULT_CONFIG_ID = 'default';

@@ -124,10 +124,6 @@ export class DeliveryWorker {
     return this.queue.size + this.queue.pending;
   }
 
-  get idleTimerArmed(): boolean {
-    return this.idleTimer !== undefined;
-  }
-
   enqueue(job: DeliveryJob): void {
     if (this.stopped) return;
     this.disarmIdle();

@@ -5,15 +5,13 @@
  * Listing filters read the columns and never parse a task that is not on the page; counts per
  * state and id lists per context keep `tasks/list` from walking the store for its `totalSize`.
  */
-import type { PushNotificationConfig, Task, TaskState } from '../a2a/schemas.js';
+import type { Task, TaskState } from '../a2a/schemas.js';
 import { TASK_STATES } from '../../machines/task.machine.js';
 import { withRoom } from './columns.js';
 import { TextArena } from './text-arena.js';
-import type { MessageKey, TaskListQuery, TaskPage, TaskStore } from './types.js';
+import type { MessageKey, StoredPushConfig, TaskListQuery, TaskPage, TaskStore } from './types.js';
 
 const stateCode = new Map<TaskState, number>(TASK_STATES.map((s, i) => [s, i]));
-
-type StoredPushConfig = PushNotificationConfig & { id: string };
 
 export class MemoryTaskStore implements TaskStore {
   readonly description = 'memory';

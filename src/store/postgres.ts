@@ -6,10 +6,8 @@
  */
 import pg from 'pg';
 import { a2aError, isA2AError } from '../a2a/errors.js';
-import type { PushNotificationConfig, Task, TaskState } from '../a2a/schemas.js';
-import type { MessageKey, TaskListQuery, TaskPage, TaskStore } from './types.js';
-
-type StoredPushConfig = PushNotificationConfig & { id: string };
+import type { Task, TaskState } from '../a2a/schemas.js';
+import type { MessageKey, StoredPushConfig, TaskListQuery, TaskPage, TaskStore } from './types.js';
 
 /** Numbered migrations; each runs once, in order, recorded in a2actor_migrations. */
 const MIGRATIONS: readonly string[] = [

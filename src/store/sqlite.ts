@@ -6,10 +6,8 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import type { PushNotificationConfig, Task, TaskState } from '../a2a/schemas.js';
-import type { MessageKey, TaskListQuery, TaskPage, TaskStore } from './types.js';
-
-type StoredPushConfig = PushNotificationConfig & { id: string };
+import type { Task, TaskState } from '../a2a/schemas.js';
+import type { MessageKey, StoredPushConfig, TaskListQuery, TaskPage, TaskStore } from './types.js';
 
 /** Versioned migrations: each runs once, in order, recorded in `user_version`. */
 const MIGRATIONS: readonly string[] = [

@@ -8,6 +8,9 @@
  */
 import type { PushNotificationConfig, Task, TaskState } from '../a2a/schemas.js';
 
+/** A push config as stored: its id is always set (generated when the client gave none). */
+export type StoredPushConfig = PushNotificationConfig & { id: string };
+
 /** A message as idempotency sees it: its id within a scope (the task, the context, or none). */
 export interface MessageKey {
   scope: string;
@@ -55,8 +58,8 @@ export interface TaskStore {
   findTaskIdByMessage(scope: string, messageId: string): Promise<string | undefined>;
 
   /** Push configs, in creation order per task. */
-  savePushConfig(taskId: string, config: PushNotificationConfig & { id: string }): Promise<void>;
-  listPushConfigs(taskId: string): Promise<(PushNotificationConfig & { id: string })[]>;
+  savePushConfig(taskId: string, config: StoredPushConfig): Promise<void>;
+  listPushConfigs(taskId: string): Promise<StoredPushConfig[]>;
   deletePushConfig(taskId: string, configId: string): Promise<boolean>;
 
   /** Readiness: throws when the store cannot be reached (stores that cannot fail omit it). */
