@@ -70,6 +70,22 @@ export type TaskMachineEvent<M = unknown, A = unknown> =
 
 export type TaskMachineEventType = TaskMachineEvent['type'];
 
+/** Every event type the machine knows (tests walk them all). */
+export const TASK_MACHINE_EVENT_TYPES = [
+  'START',
+  'STATUS',
+  'ARTIFACT',
+  'REQUEST_INPUT',
+  'REQUEST_AUTH',
+  'COMPLETE',
+  'FAIL',
+  'REJECT',
+  'FOLLOW_UP',
+  'CANCEL',
+  'AGENT_DONE',
+  'AGENT_FAILED',
+] as const satisfies readonly TaskMachineEventType[];
+
 /** The machine for messages of type `M` and artifact chunks of type `A`. */
 export function defineTaskMachine<M = unknown, A = unknown>() {
   return setup({

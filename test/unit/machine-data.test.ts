@@ -8,22 +8,9 @@ import { createActor } from 'xstate';
 import { describe, expect, it } from 'vitest';
 import type { Message, Task } from '../../src/a2a/schemas.js';
 import { defineRuntimeTaskMachine, LiveTask } from '../../src/runtime/live-task.js';
-import { defineTaskMachine, type TaskMachineEventType } from '../../machines/task.machine.js';
+import { defineTaskMachine, TASK_MACHINE_EVENT_TYPES } from '../../machines/task.machine.js';
 
-const EVENT_TYPES: TaskMachineEventType[] = [
-  'START',
-  'STATUS',
-  'ARTIFACT',
-  'REQUEST_INPUT',
-  'REQUEST_AUTH',
-  'COMPLETE',
-  'FAIL',
-  'REJECT',
-  'FOLLOW_UP',
-  'CANCEL',
-  'AGENT_DONE',
-  'AGENT_FAILED',
-];
+const EVENT_TYPES = TASK_MACHINE_EVENT_TYPES;
 const STATE_VALUES = [
   'submitted',
   { working: 'running' },

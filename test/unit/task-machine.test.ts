@@ -10,6 +10,7 @@ import {
   TASK_STATES,
   TERMINAL_STATES,
   taskMachine,
+  TASK_MACHINE_EVENT_TYPES,
   wireStateOf,
   type TaskMachineEvent,
   type TaskState,
@@ -47,20 +48,7 @@ const SPEC_TABLE = new Set([
   'auth-required|CANCEL|canceled',
 ]);
 
-const CLIENT_AND_AGENT_EVENTS: TaskMachineEvent['type'][] = [
-  'START',
-  'STATUS',
-  'ARTIFACT',
-  'REQUEST_INPUT',
-  'REQUEST_AUTH',
-  'COMPLETE',
-  'FAIL',
-  'REJECT',
-  'FOLLOW_UP',
-  'CANCEL',
-  'AGENT_DONE',
-  'AGENT_FAILED',
-];
+const CLIENT_AND_AGENT_EVENTS: TaskMachineEvent['type'][] = [...TASK_MACHINE_EVENT_TYPES];
 const ALL_EVENTS = [...CLIENT_AND_AGENT_EVENTS, FORCE_CANCEL].map((type) => ({ type }));
 
 const wire = (snapshot: AnyMachineSnapshot): TaskState => wireStateOf(snapshot.value as string | Record<string, unknown>);
