@@ -56,10 +56,12 @@ export class LiveTask {
    */
   exposed = false;
   private deferred: (() => void)[] = [];
-  /** The turn ended (paused or terminal) and the task is leaving memory. */
-  ending = false;
-  /** Set once the actor is stopped; later agent calls are ignored. */
-  closed = false;
+  /**
+   * Where the task is in its life here: `running` (its turn goes on), `ending` (the turn ended,
+   * paused or terminal, and its final write is under way: no agent call is taken any more),
+   * `closed` (the actor is stopped and the task has left memory). It only moves forward.
+   */
+  phase: 'running' | 'ending' | 'closed' = 'running';
   /** A progress write of this task is due (TaskService's shared flush ticker). */
   flushPending = false;
   mode: PersistMode;
@@ -104,6 +106,13 @@ export class LiveTask {
     this.mode = opts.mode;
   }
 
+  /** Moves to `ending`; false if the task had already left `running`. */
+  beginEnding(): boolean {
+    if (this.phase !== 'running') return false;
+    this.phase = 'ending';
+    return true;
+  }
+
   get id(): string {
     return this.task.id;
   }
@@ -122,7 +131,7 @@ export class LiveTask {
 
   /** Asks the machine whether it accepts the event now. */
   accepts(type: TaskMachineEventType): boolean {
-    if (this.closed || this.ending) return false;
+    if (this.phase !== 'running') return false;
     const snapshot = this.actor.getSnapshot();
     let answers = acceptance.get(this.actor.logic);
     if (!answers) acceptance.set(this.actor.logic, (answers = new Map()));

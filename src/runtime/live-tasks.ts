@@ -22,7 +22,7 @@ export class LiveTasks {
   /** The live record if a turn runs now and is not ending (what subscribers attach to). */
   running(id: string): LiveTask | undefined {
     const live = this.byId.get(id);
-    return live && !live.ending ? live : undefined;
+    return live?.phase === 'running' ? live : undefined;
   }
 
   add(live: LiveTask): void {
@@ -36,8 +36,8 @@ export class LiveTasks {
 
   /** Stops the task's actor and forgets the task (once). */
   release(live: LiveTask): void {
-    if (live.closed) return;
-    live.closed = true;
+    if (live.phase === 'closed') return;
+    live.phase = 'closed';
     live.actor.stop();
     this.actors--;
     if (this.byId.get(live.id) === live) this.byId.delete(live.id);

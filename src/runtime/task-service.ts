@@ -289,7 +289,7 @@ export class TaskService {
     const live = this.live.get(id);
     if (live) {
       if (!visibleTo(live, owner)) return undefined;
-      if (!live.ending) return live.task;
+      if (live.phase === 'running') return live.task;
       await live.settled;
     }
     return this.opts.store.getTask(id, owner);
@@ -313,7 +313,7 @@ export class TaskService {
     const page = await this.opts.store.listTasks(query);
     const tasks = page.tasks.map((stored) => {
       const live = this.live.get(stored.id);
-      return taskView(live && !live.ending ? live.task : stored, view);
+      return taskView(live?.phase === 'running' ? live.task : stored, view);
     });
     return { ...page, tasks };
   }

@@ -38,7 +38,7 @@ export class TaskWriter {
     if (live.mode === 'stream' || live.flushPending) return;
     live.flushPending = true;
     live.whenExposed(() => {
-      if (live.ending || live.closed) return;
+      if (live.phase !== 'running') return;
       this.dirty.add(live);
       if (!this.flushTicker) {
         this.flushTicker = setInterval(() => this.flushDirty(), this.settings.progressFlushInterval * 1000);
@@ -50,7 +50,7 @@ export class TaskWriter {
   private flushDirty(): void {
     for (const live of this.dirty) {
       live.flushPending = false;
-      if (!live.ending && !live.closed) void this.write(live, taskView(live.task), 'store.progress_write_failed');
+      if (live.phase === 'running') void this.write(live, taskView(live.task), 'store.progress_write_failed');
     }
     const idle = this.dirty.size === 0;
     this.dirty.clear();
@@ -72,7 +72,7 @@ export class TaskWriter {
    * (spec rule 4). Once the turn is ending, its final write (already queued) is the one.
    */
   ensureVisible(live: LiveTask): Promise<void> {
-    if (live.ending) return live.writes;
+    if (live.phase !== 'running') return live.writes;
     live.visibleWrite ??= this.write(live, taskView(live.task), 'store.write_failed').then((stored) => {
       if (stored) return;
       live.visibleWrite = undefined;

@@ -49,7 +49,7 @@ export class TurnEffects {
   /** One turn of the handler; it reports back to the machine with AGENT_DONE or AGENT_FAILED. */
   async runTurn(taskId: string): Promise<void> {
     const live = this.deps.live.get(taskId);
-    if (!live || live.closed) return;
+    if (!live || live.phase === 'closed') return;
     const context = createAgentContext(live, this.driver);
     let settled: 'AGENT_DONE' | 'AGENT_FAILED' = 'AGENT_DONE';
     let failure: Message | undefined;
@@ -95,7 +95,7 @@ export class TurnEffects {
   }
 
   private reply(live: LiveTask, message: Message): void {
-    if (live.closed || live.ending) return;
+    if (live.phase !== 'running') return;
     if (!live.firstTurn || live.exposed) {
       // The task is already known to the client: the reply completes it.
       this.agentEvent(live, { type: 'COMPLETE', message });
@@ -103,7 +103,7 @@ export class TurnEffects {
     }
     // A direct reply replaces the task: it was never exposed, so nothing else saw it.
     const { taskId: _t, ...direct } = message;
-    live.ending = true;
+    live.beginEnding();
     this.release(live);
     this.deps.events.close(live.id, { discard: true });
     live.finish({ kind: 'message', message: direct });
@@ -184,8 +184,7 @@ export class TurnEffects {
 
   /** The turn ended (paused or terminal): one write of the full task, then the actor leaves. */
   private async endTurn(live: LiveTask): Promise<void> {
-    if (live.ending) return;
-    live.ending = true;
+    if (!live.beginEnding()) return;
     const { events, writer, logger } = this.deps;
     try {
       writer.cancelFlush(live);
@@ -215,7 +214,7 @@ export class TurnEffects {
   turnBroke(taskId: string, err: unknown): void {
     this.deps.logger.error('runtime.turn_failed', { taskId, ...errorFields(err) });
     const live = this.deps.live.get(taskId);
-    if (!live || live.ending || live.closed) return;
+    if (!live || live.phase !== 'running') return;
     live.abortTurn();
     if (live.accepts('AGENT_FAILED')) {
       live.actor.send({ type: 'AGENT_FAILED', message: agentMessage(RUNTIME_FAILED, live.id, live.task.contextId) });
