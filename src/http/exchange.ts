@@ -186,7 +186,7 @@ export function createExchange(opts: ExchangeOptions, fallbackHost: string) {
       return;
     }
     const writer = new SseWriter(res, opts.sse, heartbeat, opts.logger, () => streams.delete(writer));
-    state.onAbort = () => writer.abort();
+    state.onAbort = () => writer.clientGone();
     if (reply.kind === 'stream-error') writer.single(reply.data);
     else writer.run(reply.feed, reply.frame);
     // Counted as open only once it really streams: a stream that ended (or failed) while it
@@ -291,7 +291,7 @@ export function createExchange(opts: ExchangeOptions, fallbackHost: string) {
     openStreams: (): number => streams.size,
     /** Ends every open stream (the server is closing). */
     closeStreams(): void {
-      for (const writer of [...streams]) writer.close();
+      for (const writer of [...streams]) writer.shutdown();
     },
   };
 }

@@ -64,18 +64,23 @@ export class Heartbeat {
   }
 }
 
+/**
+ * A stream's life, forward only: `streaming` (the feed delivers events), `finishing` (the feed is
+ * over and released; the response ends once the queue is out), `over` (the response is ended or
+ * its socket gone: it may not be touched again).
+ */
+type SsePhase = 'streaming' | 'finishing' | 'over';
+
 export class SseWriter {
-  /** No more events: the feed is released and the heartbeat stopped. */
-  private ended = false;
-  /** The response is ended or its socket gone: it may not be touched again. */
-  private done = false;
+  private phase: SsePhase = 'streaming';
   /** Chunks waiting for the socket to drain, and their size in bytes. */
   private queue: string[] = [];
   private queuedBytes = 0;
-  /** uWS holds bytes it could not send: nothing more is written until a write succeeds. */
+  /**
+   * uWS holds bytes it could not send: nothing more is written until a write succeeds. Not a
+   * phase: backpressure comes and goes while streaming and while finishing.
+   */
   private blocked = false;
-  /** The feed is over: end the response once the queue is out. */
-  private endPending = false;
   private drainDeadline: NodeJS.Timeout | undefined;
   private stopFeed: () => void = () => {};
   /** A replay waiting for the client to take what it was sent. */
@@ -127,35 +132,35 @@ export class SseWriter {
         onDrain: (resume) => {
           this.drainWaiter = resume;
         },
-        end: () => this.finish(),
+        end: () => this.endWhenSent(),
         fellBehind: () => this.cutOff('the client fell further behind than the event log can replay'),
         fail: (err) => {
           this.logger.error('sse.feed_failed', { taskId: this.taskId, lastEventId: this.lastSeq, ...errorFields(err) });
-          this.drop();
+          this.hangUp();
         },
       });
     } catch (err) {
       // The 200 is out already: the client sees a broken stream, and nothing stays registered.
       this.logger.error('sse.feed_failed', { taskId: this.taskId, ...errorFields(err) });
-      this.drop();
+      this.hangUp();
       return;
     }
     // The stream may have ended while the feed started (a client gone, a replay past the cap):
     // then it never joins the heartbeat.
-    if (this.ended) this.stopFeed();
+    if (this.phase !== 'streaming') this.stopFeed();
     else this.heartbeat.add(this);
   }
 
   /** Still streaming or draining: the response may be written to. */
   get isOpen(): boolean {
-    return !this.done;
+    return this.phase !== 'over';
   }
 
   /** One event, then the end (an error found once the stream was due). */
   single(data: string): void {
     this.open();
     this.send(`data: ${data}\n\n`);
-    this.finish();
+    this.endWhenSent();
   }
 
   /** The heartbeat: a comment line, which also tells whether a blocked stream has drained. */
@@ -164,7 +169,7 @@ export class SseWriter {
   }
 
   private send(chunk: string): void {
-    if (this.ended) return;
+    if (this.phase !== 'streaming') return;
     this.queue.push(chunk);
     this.queuedBytes += Buffer.byteLength(chunk);
     if (!this.blocked) this.pump();
@@ -178,7 +183,7 @@ export class SseWriter {
    * held back any more it ends a finished response, or lets a waiting replay go on.
    */
   private pump(probe?: string): void {
-    if (this.done) return;
+    if (this.phase === 'over') return;
     let ok = true;
     this.res.cork(() => {
       if (this.queue.length === 0 && probe !== undefined) ok = this.res.write(probe);
@@ -189,13 +194,13 @@ export class SseWriter {
         ok = this.res.write(chunk);
       }
       this.blocked = !ok;
-      if (ok && this.endPending) {
-        this.over();
+      if (ok && this.phase === 'finishing') {
+        this.toOver();
         this.res.end();
       }
     });
     const resume = this.drainWaiter;
-    if (!this.blocked && resume && !this.ended) {
+    if (!this.blocked && resume && this.phase === 'streaming') {
       this.drainWaiter = undefined;
       resume();
     }
@@ -206,7 +211,7 @@ export class SseWriter {
    * sees a broken stream (not a finished one) and resumes with `Last-Event-ID`.
    */
   private cutOff(reason: string): void {
-    if (this.done) return;
+    if (this.phase === 'over') return;
     this.logger.warn('sse.slow_consumer_closed', {
       taskId: this.taskId,
       lastEventId: this.lastSeq,
@@ -214,49 +219,49 @@ export class SseWriter {
       limit: this.limits.maxBufferedBytes,
       reason,
     });
-    this.drop();
+    this.hangUp();
   }
 
-  /** Closes the connection at once; uWS then runs onAborted, which finds us done. */
-  private drop(): void {
-    this.stopStreaming();
-    if (this.done) return;
-    this.over();
+  /** Closes the connection at once; uWS then runs onAborted, which finds the stream over. */
+  private hangUp(): void {
+    this.releaseFeed();
+    if (this.phase === 'over') return;
+    this.toOver();
     this.res.close();
   }
 
-  /** The feed is over: end once every queued event is out. */
-  private finish(): void {
-    if (this.ended) return;
-    this.stopStreaming();
-    this.endPending = true;
+  /** The feed is over: end the response once every queued event is out. */
+  private endWhenSent(): void {
+    if (this.phase !== 'streaming') return;
+    this.releaseFeed();
+    this.phase = 'finishing';
     if (!this.blocked) {
       this.pump();
       return;
     }
     // A stalled reader must not keep the socket forever once there is nothing more to say.
     this.drainDeadline = setTimeout(() => {
-      if (this.done) return;
+      if (this.phase === 'over') return;
       this.logger.warn('sse.drain_timeout_closed', { taskId: this.taskId, queuedBytes: this.queuedBytes });
-      this.over();
+      this.toOver();
       this.res.close();
     }, END_DRAIN_MS);
     this.drainDeadline.unref();
   }
 
-  /** Releases the feed's subscription and the heartbeat. */
-  private stopStreaming(): void {
-    if (this.ended) return;
-    this.ended = true;
+  /** Releases the feed's subscription and the heartbeat (once: the feed ran while `streaming`). */
+  private releaseFeed(): void {
+    if (this.phase !== 'streaming') return;
+    this.phase = 'finishing';
     this.drainWaiter = undefined;
     this.heartbeat.delete(this);
     this.stopFeed();
   }
 
   /** The response is over: drop what is queued and tell the owner, once. */
-  private over(): void {
-    if (this.done) return;
-    this.done = true;
+  private toOver(): void {
+    if (this.phase === 'over') return;
+    this.phase = 'over';
     if (this.drainDeadline) clearTimeout(this.drainDeadline);
     this.drainDeadline = undefined;
     this.queue = [];
@@ -265,16 +270,16 @@ export class SseWriter {
   }
 
   /** The client went away: release the subscription at once (the task keeps running). */
-  abort(): void {
-    this.stopStreaming();
-    this.over();
+  clientGone(): void {
+    this.releaseFeed();
+    this.toOver();
   }
 
-  /** The server is shutting down. */
-  close(): void {
-    this.stopStreaming();
-    if (this.done) return;
-    this.over();
+  /** The server is shutting down: end the response now. */
+  shutdown(): void {
+    this.releaseFeed();
+    if (this.phase === 'over') return;
+    this.toOver();
     this.res.cork(() => {
       this.res.end();
     });

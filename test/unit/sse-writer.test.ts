@@ -116,8 +116,8 @@ describe('SseWriter', () => {
     expect(done()).toBe(1);
     // Late calls change nothing.
     sink().event(status(3), 3);
-    writer.abort();
-    writer.close();
+    writer.clientGone();
+    writer.shutdown();
     expect(res.events).toHaveLength(2);
     expect(done()).toBe(1);
   });
@@ -164,7 +164,7 @@ describe('SseWriter', () => {
   it('a client that goes away releases the feed at once and nothing more is written', () => {
     const { res, writer, sink, stops, done } = setUp();
     sink().event(status(1), 1);
-    writer.abort();
+    writer.clientGone();
     expect(stops()).toBe(1);
     expect(done()).toBe(1);
     const before = res.written.length;
