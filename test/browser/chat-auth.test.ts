@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import authAgent from '../../examples/auth-agent.js';
+import { apiKeyAuth } from '../../src/index.js';
 import { userMessage, type Json } from '../support/a2a.js';
 import { CHROMIUM_PATH, ChatPage, launchChromium } from '../support/browser.js';
 import { startServer, type TestServer } from '../support/server.js';
@@ -103,5 +104,33 @@ describe.skipIf(NO_BROWSER)('the /chat page with bearer auth, in Chromium', () =
         await chat.close();
       }
     });
+  });
+  it('with an API-key scheme, the field is named after the header and the key travels in it', async () => {
+    const server = await startServer({
+      agent: { ...authAgent, auth: apiKeyAuth({ keys: { 'carol-key': 'carol' } }) },
+      debug: true,
+    });
+    const chat = await ChatPage.open(browser, server.url);
+    const { page } = chat;
+    const sent: { apiKey: string | undefined; authorization: string | undefined }[] = [];
+    page.on('request', (req) => {
+      const path = new URL(req.url()).pathname;
+      if (path === '/' ? req.method() === 'POST' : path.startsWith('/v1/')) {
+        sent.push({ apiKey: req.headers()['x-api-key'], authorization: req.headers().authorization });
+      }
+    });
+    try {
+      expect(await page.locator('#auth-label').textContent()).toBe('X-API-Key');
+      await page.locator('#auth-secret').fill('carol-key');
+      await page.locator('#auth-use').click();
+      const reply = await chat.send('whoami');
+      expect((await reply.locator('.msg-body').textContent())?.trim()).toBe('you are carol');
+      expect(sent.length).toBeGreaterThan(0);
+      expect(new Set(sent.map((s) => s.apiKey))).toEqual(new Set(['carol-key']));
+      expect(sent.every((s) => s.authorization === undefined)).toBe(true);
+    } finally {
+      await chat.close();
+      await server.stop();
+    }
   });
 });
