@@ -1,52 +1,91 @@
 /**
- * JWT bearer tokens (OAuth2 / OpenID Connect access tokens) verified with `jose`: against a
- * JWKS URL (fetched on first use, again for an unknown `kid` at most once per cooldown, cached
- * in between) or a local public key. Every bad token is "no credentials" (401); only a key
- * server that cannot be reached while no keys were ever fetched is 503.
+ * JWT bearer tokens (OAuth2 / OpenID Connect access tokens) verified with `jose`, against the
+ * issuer's JWKS URL or one key given in the options.
+ *
+ * Every bad token, whatever is wrong with it, is "no credentials" (undefined: a 401). The one
+ * failure that is not the caller's is a key server that cannot be reached while no key set was
+ * ever fetched: that is an A2A `unavailable` error (503). Once keys are in hand, an outage of the
+ * key server only costs the tokens they cannot verify. Tokens never appear in an error or a log.
  */
-import { createPublicKey, type KeyObject } from 'node:crypto';
-import { createRemoteJWKSet, errors, jwtVerify, type JWK, type JWTPayload, type JWTVerifyOptions } from 'jose';
+import { createPublicKey, createSecretKey, KeyObject } from 'node:crypto';
+import {
+  createLocalJWKSet,
+  createRemoteJWKSet,
+  errors,
+  jwtVerify,
+  type CryptoKey,
+  type JSONWebKeySet,
+  type JWK,
+  type JWTPayload,
+  type JWTVerifyGetKey,
+  type JWTVerifyOptions,
+} from 'jose';
 import { a2aError } from '../a2a/errors.js';
 import { quoted } from './bearer.js';
 import { bearerToken } from './credentials.js';
 import type { AuthMethod, OAuthFlows, Principal, SecurityScheme } from './types.js';
 
-/** Asymmetric algorithms only: a symmetric one would let anyone holding the public key sign. */
-const DEFAULT_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
-
+/**
+ * What the card declares: an http Bearer scheme (`bearerFormat: JWT`), an OpenID Connect
+ * discovery URL, or OAuth2 flows.
+ */
 export type JwtCardScheme =
   | { type: 'bearer' }
   | { type: 'openIdConnect'; openIdConnectUrl: string }
   | { type: 'oauth2'; flows: OAuthFlows; oauth2MetadataUrl?: string };
 
 export interface JwtAuthOptions {
-  /** Where the issuer publishes its keys (e.g. `https://issuer/.well-known/jwks.json`). */
+  /** Where the issuer publishes its public keys (e.g. `https://issuer/.well-known/jwks.json`). */
   jwksUrl?: string | URL;
-  /** Or one public key: PEM (SPKI), a JWK, or a KeyObject. */
-  key?: string | JWK | KeyObject;
+  /**
+   * Or the one key tokens are signed with: a public key as PEM (SPKI), JWK, KeyObject or
+   * CryptoKey. A symmetric key (`oct` JWK, secret KeyObject or CryptoKey) only together with
+   * `algorithms` listing HS256/HS384/HS512.
+   */
+  key?: string | JWK | KeyObject | CryptoKey;
+  /** Accepted `iss` (one of them). Default: any. */
   issuer?: string | string[];
+  /** Accepted `aud` (the token must name one of them). Default: any. */
   audience?: string | string[];
-  /** Seconds of clock skew allowed for `exp`/`nbf`/`iat` (default 30). */
+  /** Seconds of clock skew allowed when checking `exp`, `nbf` and `iat` (default 30). */
   clockTolerance?: number;
-  /** Accepted `alg` values (default: RS*, PS*, ES*, EdDSA; `none` never). */
+  /** Accepted `alg` values (default RS*, PS*, ES*, EdDSA). `none` never; HS* only with a symmetric `key`. */
   algorithms?: string[];
-  /** The principal for a verified token (default: `sub` as id, the claims beside it; no `sub`: refused). */
+  /** The principal for a verified token, or undefined to refuse it. Default: `sub` as id, the claims beside it. */
   principal?: (payload: JWTPayload) => Principal | undefined;
-  /** What the card declares (default `{ type: 'bearer' }`: http Bearer, bearerFormat JWT). */
+  /** What the card declares (default `{ type: 'bearer' }`: http Bearer with `bearerFormat: JWT`). */
   card?: JwtCardScheme;
   /** The card's name for the scheme (default `bearer`, `oidc` or `oauth2` by card type). */
   schemeName?: string;
   description?: string;
   /** `realm` of the `WWW-Authenticate` challenge (default `a2a`). */
   realm?: string;
-  /** How long one JWKS fetch may take (default 5000 ms). */
+  /** How long one JWKS fetch may take, in ms (default 5000). */
   jwksTimeoutMs?: number;
-  /** How soon an unknown `kid` may fetch the JWKS again (default 30000 ms). */
+  /**
+   * How soon after a fetch an unknown `kid` may fetch the JWKS again, in ms (default 30000). Also
+   * how long the cached keys are used alone after a refetch failed, before the key server is tried again.
+   */
   jwksCooldownMs?: number;
+  /** How old the fetched key set may grow before a request fetches it again, in ms (default 600000). */
+  jwksMaxAgeMs?: number;
 }
+
+/** Asymmetric only: with a symmetric algorithm anyone holding the (public) key could sign. */
+const DEFAULT_ALGORITHMS: readonly string[] = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
+const SYMMETRIC_ALGORITHMS: ReadonlySet<string> = new Set(['HS256', 'HS384', 'HS512']);
+
+const UNREACHABLE = 'the key server (JWKS) for bearer tokens cannot be reached';
+
+const DEFAULT_SCHEME_NAME: Readonly<Record<JwtCardScheme['type'], string>> = { bearer: 'bearer', openIdConnect: 'oidc', oauth2: 'oauth2' };
+
+/** Thrown by the key lookup when the key server failed and no key set was ever fetched. */
+class KeyServerUnreachable extends Error {}
 
 const defaultPrincipal = (payload: JWTPayload): Principal | undefined =>
   typeof payload.sub === 'string' && payload.sub.length > 0 ? { id: payload.sub, claims: payload } : undefined;
+
+const invalid = (what: string): TypeError => new TypeError(`jwtAuth: ${what}`);
 
 function cardScheme(card: JwtCardScheme, description: string | undefined): SecurityScheme {
   const described = description ? { description } : {};
@@ -54,89 +93,220 @@ function cardScheme(card: JwtCardScheme, description: string | undefined): Secur
     case 'bearer':
       return { type: 'http', scheme: 'Bearer', bearerFormat: 'JWT', ...described };
     case 'openIdConnect':
+      if (typeof card.openIdConnectUrl !== 'string' || card.openIdConnectUrl.length === 0)
+        throw invalid('card.openIdConnectUrl must be the OpenID Connect discovery URL');
       return { type: 'openIdConnect', openIdConnectUrl: card.openIdConnectUrl, ...described };
     case 'oauth2':
+      if (typeof card.flows !== 'object' || card.flows === null || Object.keys(card.flows).length === 0)
+        throw invalid('card.flows must declare at least one OAuth2 flow');
       return {
         type: 'oauth2',
         flows: card.flows,
         ...(card.oauth2MetadataUrl ? { oauth2MetadataUrl: card.oauth2MetadataUrl } : {}),
         ...described,
       };
+    default:
+      throw invalid(`card.type must be 'bearer', 'openIdConnect' or 'oauth2'`);
   }
 }
 
-const DEFAULT_SCHEME_NAME: Record<JwtCardScheme['type'], string> = { bearer: 'bearer', openIdConnect: 'oidc', oauth2: 'oauth2' };
+/** A non-empty string or non-empty list of them (issuer, audience), or undefined. */
+function names(value: string | string[] | undefined, option: string): string | string[] | undefined {
+  if (value === undefined) return undefined;
+  const list = Array.isArray(value) ? value : [value];
+  if (list.length === 0 || list.some((v) => typeof v !== 'string' || v.length === 0))
+    throw invalid(`${option} must be a non-empty string or list of them`);
+  return value;
+}
 
-function publicKeyOf(key: string | JWK | KeyObject): KeyObject {
+function duration(value: number | undefined, fallback: number, option: string, integer = false): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || Number.isNaN(value) || value < 0 || (integer && !Number.isInteger(value)))
+    throw invalid(`${option} must be a non-negative ${integer ? 'integer' : 'number'}`);
+  return value;
+}
+
+const isCryptoKey = (key: unknown): key is CryptoKey =>
+  typeof key === 'object' && key !== null && (key as { [Symbol.toStringTag]?: unknown })[Symbol.toStringTag] === 'CryptoKey';
+
+interface LocalKey {
+  key: KeyObject | CryptoKey;
+  symmetric: boolean;
+  /** The only algorithm the key may be used with, when it says so (a JWK's `alg`). */
+  alg?: string;
+}
+
+/** Checks and converts the `key` option once, at construction. */
+function localKey(key: string | JWK | KeyObject | CryptoKey): LocalKey {
+  const privateKey = invalid('`key` is a private key: give the public key');
+  if (typeof key === 'string') {
+    if (/PRIVATE KEY-----/.test(key)) throw privateKey;
+    try {
+      return { key: createPublicKey(key), symmetric: false };
+    } catch {
+      throw invalid('`key` is not a PEM public key');
+    }
+  }
+  if (key instanceof KeyObject || isCryptoKey(key)) {
+    if (key.type === 'private') throw privateKey;
+    if (isCryptoKey(key) && !key.usages.includes('verify')) throw invalid("`key` is a CryptoKey without the 'verify' usage");
+    return { key, symmetric: key.type === 'secret' };
+  }
+  if (typeof key !== 'object' || key === null || typeof key.kty !== 'string')
+    throw invalid('`key` must be a PEM string, a JWK, a KeyObject or a CryptoKey');
+  if (key.d !== undefined || (key as { priv?: unknown }).priv !== undefined) throw privateKey;
+  if (key.use !== undefined && key.use !== 'sig') throw invalid("`key` is a JWK whose `use` is not 'sig'");
+  if (Array.isArray(key.key_ops) && !key.key_ops.includes('verify')) throw invalid("`key` is a JWK whose `key_ops` lack 'verify'");
+  const alg = typeof key.alg === 'string' ? key.alg : undefined;
   try {
-    if (typeof key === 'string') return createPublicKey(key);
-    if ('type' in key && typeof key.type === 'string' && 'export' in key) return key as KeyObject;
-    return createPublicKey({ key: key as JWK & Record<string, unknown>, format: 'jwk' });
-  } catch (err) {
-    throw new TypeError(`jwtAuth: the key is not a usable public key (${err instanceof Error ? err.message : String(err)})`, {
-      cause: err,
-    });
+    if (key.kty === 'oct') {
+      if (typeof key.k !== 'string' || key.k.length === 0) throw new Error('no k');
+      return { key: createSecretKey(Buffer.from(key.k, 'base64url')), symmetric: true, ...(alg ? { alg } : {}) };
+    }
+    return {
+      key: createPublicKey({ key: key as JWK & Record<string, unknown>, format: 'jwk' }),
+      symmetric: false,
+      ...(alg ? { alg } : {}),
+    };
+  } catch {
+    throw invalid('`key` is not a usable JWK');
   }
 }
 
-/** Whether a verification failure was the key server's (not reachable, too slow, not a JWKS). */
-const isKeyServerFailure = (err: unknown): boolean =>
+/** The accepted algorithms: never `none`, symmetric ones only (and only when listed) for a symmetric key. */
+function acceptedAlgorithms(listed: string[] | undefined, symmetric: boolean, keyAlg: string | undefined): string[] {
+  if (
+    listed !== undefined &&
+    (!Array.isArray(listed) || listed.length === 0 || listed.some((a) => typeof a !== 'string' || a.length === 0))
+  )
+    throw invalid('algorithms must be a non-empty list of JWS algorithm names');
+  if (listed?.some((a) => a.toLowerCase() === 'none')) throw invalid("the 'none' algorithm is never accepted");
+  if (symmetric) {
+    if (listed === undefined || !listed.every((a) => SYMMETRIC_ALGORITHMS.has(a)))
+      throw invalid('a symmetric key needs `algorithms` listing only HS256, HS384 or HS512');
+  } else if (listed?.some((a) => SYMMETRIC_ALGORITHMS.has(a))) {
+    throw invalid('HS256/HS384/HS512 need a symmetric `key` (never with a public key or a JWKS)');
+  }
+  let algorithms = [...(listed ?? DEFAULT_ALGORITHMS)];
+  if (keyAlg !== undefined) {
+    algorithms = algorithms.filter((a) => a === keyAlg);
+    if (algorithms.length === 0) throw invalid(`the key is for ${keyAlg}, which \`algorithms\` does not accept`);
+  }
+  return algorithms;
+}
+
+/**
+ * Whether a failure of jose's remote key set came from fetching it: a refused connection or a
+ * network error (fetch's own errors, not JOSE ones), the timeout (`JWKSTimeout`), an answer
+ * other than 200 or not JSON (a plain `JOSEError`, code `ERR_JOSE_GENERIC`), or JSON that is no
+ * key set (`JWKSInvalid`). An unknown `kid` (`JWKSNoMatchingKey`), several candidates
+ * (`JWKSMultipleMatchingKeys`) or an algorithm a key set cannot serve (`JOSENotSupported`) are
+ * the token's fault.
+ */
+const isFetchFailure = (err: unknown): boolean =>
+  !(err instanceof errors.JOSEError) ||
   err instanceof errors.JWKSTimeout ||
   err instanceof errors.JWKSInvalid ||
-  // A refused connection or a non-200 answer: jose passes fetch's error on, or says so itself.
-  !(err instanceof errors.JOSEError) ||
   err.code === 'ERR_JOSE_GENERIC';
 
+/**
+ * The key lookup for a JWKS URL. jose fetches the set on first use, again when it is older than
+ * the max age, and for an unknown `kid` at most once per cooldown; concurrent lookups share one
+ * fetch. When a fetch fails and nothing was ever fetched, the lookup throws KeyServerUnreachable.
+ * When keys were fetched before, the last fetched set serves alone for a cooldown (so an outage
+ * costs one fetch attempt per cooldown, not one per request), then the key server is tried again.
+ */
+function remoteKeys(url: URL, timeoutMs: number, cooldownMs: number, maxAgeMs: number): JWTVerifyGetKey {
+  const remote = createRemoteJWKSet(url, { timeoutDuration: timeoutMs, cooldownDuration: cooldownMs, cacheMaxAge: maxAgeMs });
+  let fallback: { lookup: JWTVerifyGetKey; until: number } | undefined;
+  return async (header, token) => {
+    if (fallback !== undefined && Date.now() < fallback.until) return fallback.lookup(header, token);
+    try {
+      const key = await remote(header, token);
+      fallback = undefined;
+      return key;
+    } catch (err) {
+      // Nothing was ever fetched, so this can only be the fetch failing (whatever its class).
+      const cached: JSONWebKeySet | undefined = remote.jwks();
+      if (cached === undefined) throw new KeyServerUnreachable();
+      if (!isFetchFailure(err)) {
+        fallback = undefined;
+        throw err;
+      }
+      fallback = { lookup: createLocalJWKSet(cached), until: Date.now() + cooldownMs };
+      return fallback.lookup(header, token);
+    }
+  };
+}
+
 export function jwtAuth(options: JwtAuthOptions): AuthMethod {
+  if (typeof options !== 'object' || options === null) throw invalid('options are required');
   if ((options.jwksUrl === undefined) === (options.key === undefined))
     throw new TypeError('jwtAuth needs exactly one of `jwksUrl` or `key`');
-  const card = options.card ?? { type: 'bearer' };
-  const name = options.schemeName ?? DEFAULT_SCHEME_NAME[card.type];
-  const verifyOptions: JWTVerifyOptions = {
-    algorithms: options.algorithms ?? DEFAULT_ALGORITHMS,
-    clockTolerance: options.clockTolerance ?? 30,
-    ...(options.issuer !== undefined ? { issuer: options.issuer } : {}),
-    ...(options.audience !== undefined ? { audience: options.audience } : {}),
-  };
-  const principalOf = options.principal ?? defaultPrincipal;
 
-  let verify: (token: string) => Promise<JWTPayload>;
-  let keysEverFetched = () => true;
+  const card = options.card ?? { type: 'bearer' };
+  const securitySchemes = { [options.schemeName ?? DEFAULT_SCHEME_NAME[card.type]]: cardScheme(card, options.description) };
+  const issuer = names(options.issuer, 'issuer');
+  const audience = names(options.audience, 'audience');
+  const clockTolerance = duration(options.clockTolerance, 30, 'clockTolerance');
+  if (!Number.isFinite(clockTolerance)) throw invalid('clockTolerance must be finite');
+  const principalOf = options.principal ?? defaultPrincipal;
+  if (typeof principalOf !== 'function') throw invalid('principal must be a function');
+
+  let verifyWith: KeyObject | CryptoKey | JWTVerifyGetKey;
+  let algorithms: string[];
   if (options.jwksUrl !== undefined) {
     let url: URL;
     try {
       url = new URL(options.jwksUrl);
     } catch {
-      throw new TypeError(`jwtAuth: jwksUrl ${JSON.stringify(String(options.jwksUrl))} is not a URL`);
+      throw invalid('jwksUrl is not a URL');
     }
-    if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new TypeError('jwtAuth: jwksUrl must be http(s)');
-    const jwks = createRemoteJWKSet(url, {
-      timeoutDuration: options.jwksTimeoutMs ?? 5000,
-      cooldownDuration: options.jwksCooldownMs ?? 30_000,
-    });
-    verify = async (token) => (await jwtVerify(token, jwks, verifyOptions)).payload;
-    keysEverFetched = () => jwks.jwks() !== undefined;
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') throw invalid('jwksUrl must be an http(s) URL');
+    if (url.username || url.password) throw invalid('jwksUrl must not carry credentials');
+    algorithms = acceptedAlgorithms(options.algorithms, false, undefined);
+    const timeoutMs = duration(options.jwksTimeoutMs, 5000, 'jwksTimeoutMs', true);
+    if (timeoutMs === 0) throw invalid('jwksTimeoutMs must be positive');
+    verifyWith = remoteKeys(
+      url,
+      timeoutMs,
+      duration(options.jwksCooldownMs, 30_000, 'jwksCooldownMs'),
+      duration(options.jwksMaxAgeMs, 600_000, 'jwksMaxAgeMs'),
+    );
   } else {
-    const key = publicKeyOf(options.key as string | JWK | KeyObject);
-    verify = async (token) => (await jwtVerify(token, key, verifyOptions)).payload;
+    const local = localKey(options.key!);
+    algorithms = acceptedAlgorithms(options.algorithms, local.symmetric, local.alg);
+    verifyWith = local.key;
   }
 
+  // Built once: every request shares them. `exp` is required (RFC 9068 §2.2): a token without one never expires.
+  const verifyOptions: JWTVerifyOptions = {
+    algorithms,
+    clockTolerance,
+    requiredClaims: ['exp'],
+    ...(issuer !== undefined ? { issuer } : {}),
+    ...(audience !== undefined ? { audience } : {}),
+  };
+  const verify = (token: string) => jwtVerify(token, verifyWith, verifyOptions);
+
+  const check = async (token: string): Promise<Principal | undefined> => {
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await verify(token));
+    } catch (err) {
+      // jose's errors never quote the token, but none of them is passed on anyway.
+      if (err instanceof KeyServerUnreachable) throw a2aError('unavailable', UNREACHABLE);
+      return undefined;
+    }
+    return principalOf(payload);
+  };
+
   return {
-    securitySchemes: { [name]: cardScheme(card, options.description) },
-    authenticate: async (request) => {
+    securitySchemes,
+    // No credentials at all are refused without a promise; a token is verified asynchronously.
+    authenticate: (request) => {
       const token = bearerToken(request.headers.authorization);
-      if (token === undefined) return undefined;
-      let payload: JWTPayload;
-      try {
-        payload = await verify(token);
-      } catch (err) {
-        // With keys in hand, a token they cannot verify is simply invalid.
-        if (isKeyServerFailure(err) && !keysEverFetched()) {
-          throw a2aError('unavailable', 'the key server (JWKS) for bearer tokens cannot be reached');
-        }
-        return undefined;
-      }
-      return principalOf(payload);
+      return token === undefined ? undefined : check(token);
     },
     challenges: [`Bearer realm=${quoted(options.realm ?? 'a2a')}`],
   };

@@ -1,52 +1,64 @@
 /**
- * jwtAuth against real tokens: keys generated here, a JWKS served on 127.0.0.1 that counts its
- * fetches, and every bad-token case refused (undefined = 401), never thrown, never hung.
+ * jwtAuth against real tokens: keys generated here, key sets served over HTTP on 127.0.0.1 by
+ * servers that count their hits and can be told to fail, stay silent or rotate keys. Every bad
+ * token is refused (undefined, a 401), never thrown and never hung; only a key server that
+ * cannot be reached while nothing was ever fetched is a 503, and no error carries the token.
  */
-import { createServer, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { exportJWK, exportSPKI, generateKeyPair, SignJWT, type JWK, type JWTPayload } from 'jose';
+import { exportJWK, exportPKCS8, exportSPKI, generateKeyPair, SignJWT, type JWK, type JWTPayload } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jwtAuth } from '../../src/auth/jwt.js';
-import type { AuthMethod } from '../../src/auth/types.js';
 import { isA2AError } from '../../src/a2a/errors.js';
+import { jwtAuth, type JwtAuthOptions } from '../../src/auth/jwt.js';
+import type { AuthMethod, IncomingRequest, Principal } from '../../src/auth/types.js';
 import { restStatus } from '../../src/protocol/error-status.js';
 
 type KeyPair = Awaited<ReturnType<typeof generateKeyPair>>;
 
-const ISSUER = 'https://issuer.test';
-const AUDIENCE = 'a2actor';
+const ISSUER = 'https://issuer.example';
+const AUDIENCE = 'https://agent.example';
 
-const request = (authorization?: string) => ({
+const now = () => Math.floor(Date.now() / 1000);
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+const b64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+
+const requestWith = (authorization?: string): IncomingRequest => ({
   method: 'POST',
   path: '/',
-  headers: (authorization === undefined ? {} : { authorization }) as Record<string, string>,
+  headers: authorization === undefined ? {} : { authorization },
 });
-const bearer = (token: string) => request(`Bearer ${token}`);
-const now = () => Math.floor(Date.now() / 1000);
 
-async function sign(key: KeyPair, kid: string, alg: string, claims: JWTPayload = {}): Promise<string> {
-  // Claims given here win over the defaults (`sub: undefined` leaves the subject out).
-  return new SignJWT({ sub: 'alice', iss: ISSUER, aud: AUDIENCE, iat: now(), exp: now() + 300, scope: 'read', ...claims })
-    .setProtectedHeader({ alg, kid })
-    .sign(key.privateKey);
+/** What authenticate answers for `Authorization: Bearer <token>`. */
+const presenting = async (method: AuthMethod, token: string): Promise<Principal | undefined> =>
+  method.authenticate(requestWith(`Bearer ${token}`));
+
+/** The error authenticate rejects with (fails the test if it does not). */
+async function failureOf(method: AuthMethod, token: string): Promise<unknown> {
+  try {
+    await method.authenticate(requestWith(`Bearer ${token}`));
+  } catch (err) {
+    return err;
+  }
+  throw new Error('authenticate did not reject');
 }
 
-/** A JWKS on 127.0.0.1 whose key list the test changes, counting fetches. */
-async function jwksServer(): Promise<{ url: string; keys: JWK[]; fetches: () => number; close: () => Promise<void> }> {
-  const keys: JWK[] = [];
-  let fetches = 0;
-  const server: Server = createServer((_req, res) => {
-    fetches++;
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys }));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/jwks.json`,
-    keys,
-    fetches: () => fetches,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
+/** Asserts a 503 `unavailable` that says nothing of the token. */
+function expectKeyServerUnavailable(err: unknown, token: string): void {
+  expect(isA2AError(err)).toBe(true);
+  if (!isA2AError(err)) return;
+  expect(err.entry.id).toBe('unavailable');
+  expect(restStatus(err)).toBe(503);
+  expect(err.message).toMatch(/key server \(JWKS\)/);
+  for (const text of [err.message, String(err.stack), String(err.cause ?? ''), JSON.stringify(err), JSON.stringify(err.data ?? null)])
+    expect(text).not.toContain(token);
+}
+
+/** A signed token: sub alice, our issuer and audience, five minutes to live, unless `claims` says otherwise. */
+function sign(key: KeyPair, header: { alg: string; kid?: string }, claims: JWTPayload = {}): Promise<string> {
+  const payload: JWTPayload = { sub: 'alice', iss: ISSUER, aud: AUDIENCE, iat: now(), exp: now() + 300, scope: 'tasks:read', ...claims };
+  // `undefined` in `claims` removes the claim.
+  for (const [name, value] of Object.entries(payload)) if (value === undefined) delete payload[name];
+  return new SignJWT(payload).setProtectedHeader(header).sign(key.privateKey);
 }
 
 const publicJwk = async (key: KeyPair, kid: string, alg: string): Promise<JWK> => ({
@@ -56,206 +68,434 @@ const publicJwk = async (key: KeyPair, kid: string, alg: string): Promise<JWK> =
   use: 'sig',
 });
 
+type Mode = 'ok' | 'error' | 'notJson' | 'notJwks' | 'silent';
+
+interface JwksServer {
+  url: string;
+  /** The key set served (changed in place by tests). */
+  keys: JWK[];
+  mode: Mode;
+  hits: () => number;
+  close: () => Promise<void>;
+}
+
+const servers: JwksServer[] = [];
+
+/** A key server on 127.0.0.1 that counts the requests it gets and answers as `mode` says. */
+async function jwksServer(keys: JWK[] = [], mode: Mode = 'ok'): Promise<JwksServer> {
+  let hits = 0;
+  const server = createServer((_req, res) => {
+    hits++;
+    switch (state.mode) {
+      case 'ok':
+        return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: state.keys }));
+      case 'error':
+        return res.writeHead(500, { 'content-type': 'text/plain' }).end('down for maintenance');
+      case 'notJson':
+        return res.writeHead(200, { 'content-type': 'application/json' }).end('{"keys": [');
+      case 'notJwks':
+        return res.writeHead(200, { 'content-type': 'application/json' }).end('{"hello": "world"}');
+      case 'silent':
+        return; // never answers
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const state: JwksServer = {
+    url: `http://127.0.0.1:${port}/.well-known/jwks.json`,
+    keys,
+    mode,
+    hits: () => hits,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+  servers.push(state);
+  return state;
+}
+
+let rsa: KeyPair;
+let ec: KeyPair;
+let impostor: KeyPair;
+
+beforeAll(async () => {
+  [rsa, ec, impostor] = await Promise.all([generateKeyPair('RS256'), generateKeyPair('ES256'), generateKeyPair('RS256')]);
+});
+
+afterAll(async () => {
+  await Promise.all(servers.map((s) => s.close()));
+});
+
 describe('jwtAuth with a JWKS URL', () => {
-  let rsa: KeyPair;
-  let ec: KeyPair;
-  let other: KeyPair;
-  let jwks: Awaited<ReturnType<typeof jwksServer>>;
+  let jwks: JwksServer;
   let auth: AuthMethod;
+  const RSA = { alg: 'RS256', kid: 'rsa-1' };
+  const EC = { alg: 'ES256', kid: 'ec-1' };
+
   beforeAll(async () => {
-    [rsa, ec, other] = await Promise.all([generateKeyPair('RS256'), generateKeyPair('ES256'), generateKeyPair('RS256')]);
-    jwks = await jwksServer();
-    jwks.keys.push(await publicJwk(rsa, 'rsa-1', 'RS256'), await publicJwk(ec, 'ec-1', 'ES256'));
-    auth = jwtAuth({ jwksUrl: jwks.url, issuer: ISSUER, audience: AUDIENCE, clockTolerance: 5 });
-  });
-  afterAll(async () => {
-    await jwks?.close();
+    jwks = await jwksServer([await publicJwk(rsa, 'rsa-1', 'RS256'), await publicJwk(ec, 'ec-1', 'ES256')]);
+    auth = jwtAuth({ jwksUrl: jwks.url, issuer: ISSUER, audience: AUDIENCE });
   });
 
-  it('RS256 and ES256 tokens give the subject as principal, with the claims', async () => {
-    const fromRsa = await auth.authenticate(bearer(await sign(rsa, 'rsa-1', 'RS256')));
-    expect(fromRsa).toMatchObject({ id: 'alice', claims: { sub: 'alice', scope: 'read', iss: ISSUER, aud: AUDIENCE } });
-    const fromEc = await auth.authenticate(bearer(await sign(ec, 'ec-1', 'ES256', { sub: 'bob' })));
-    expect(fromEc?.id).toBe('bob');
-    // Fetched once for both.
-    expect(jwks.fetches()).toBe(1);
+  it('an RS256 and an ES256 token give the subject as principal with the claims, from one fetch', async () => {
+    expect(jwks.hits()).toBe(0); // nothing is fetched before the first token
+    const iat = now();
+    const principal = await presenting(auth, await sign(rsa, RSA, { iat, exp: iat + 300 }));
+    expect(principal).toEqual({
+      id: 'alice',
+      claims: { sub: 'alice', iss: ISSUER, aud: AUDIENCE, iat, exp: iat + 300, scope: 'tasks:read' },
+    });
+    expect(await presenting(auth, await sign(ec, EC, { sub: 'bob' }))).toMatchObject({ id: 'bob', claims: { sub: 'bob' } });
+    expect(jwks.hits()).toBe(1);
   });
 
-  it('declares an http Bearer JWT scheme and a Bearer challenge', () => {
+  it('accepts a token naming our audience among others', async () => {
+    expect((await presenting(auth, await sign(ec, EC, { aud: ['someone-else', AUDIENCE] })))?.id).toBe('alice');
+  });
+
+  it('tolerates 30 s of clock skew by default, for exp and nbf', async () => {
+    expect((await presenting(auth, await sign(rsa, RSA, { exp: now() - 10 })))?.id).toBe('alice');
+    expect((await presenting(auth, await sign(rsa, RSA, { nbf: now() + 10 })))?.id).toBe('alice');
+  });
+
+  it('clockTolerance sets the allowed skew', async () => {
+    const strict = jwtAuth({ jwksUrl: jwks.url, clockTolerance: 0 });
+    const lenient = jwtAuth({ jwksUrl: jwks.url, clockTolerance: 120 });
+    const token = await sign(rsa, RSA, { exp: now() - 60 });
+    expect(await presenting(strict, token)).toBeUndefined();
+    expect((await presenting(lenient, token))?.id).toBe('alice');
+  });
+
+  const hs256 = async (secret: Uint8Array, kid = 'rsa-1') =>
+    new SignJWT({ sub: 'alice', iss: ISSUER, aud: AUDIENCE, exp: now() + 300 }).setProtectedHeader({ alg: 'HS256', kid }).sign(secret);
+
+  it.each<[string, () => Promise<string>]>([
+    ['expired', () => sign(rsa, RSA, { exp: now() - 120 })],
+    ['not yet valid (nbf in the future)', () => sign(rsa, RSA, { nbf: now() + 120 })],
+    ['for another audience', () => sign(rsa, RSA, { aud: 'https://other-agent.example' })],
+    ['without an audience', () => sign(rsa, RSA, { aud: undefined })],
+    ['from another issuer', () => sign(rsa, RSA, { iss: 'https://evil.example' })],
+    ['signed by another key under a known kid', () => sign(impostor, RSA)],
+    ['signed with the EC key but claiming the RSA kid', () => sign(ec, { alg: 'ES256', kid: 'rsa-1' })],
+    ['without a sub', () => sign(rsa, RSA, { sub: undefined })],
+    ['with an empty sub', () => sign(rsa, RSA, { sub: '' })],
+    ['with a sub that is not a string', () => sign(rsa, RSA, { sub: 42 as unknown as string })],
+    ['without exp', () => sign(rsa, RSA, { exp: undefined })],
+    [
+      'with alg none',
+      async () => `${b64url({ alg: 'none', typ: 'JWT' })}.${b64url({ sub: 'alice', iss: ISSUER, aud: AUDIENCE, exp: now() + 300 })}.`,
+    ],
+    [
+      'with alg none and a kid and a signature copied from a real token',
+      async () => {
+        const real = (await sign(rsa, RSA)).split('.')[2];
+        return `${b64url({ alg: 'none', kid: 'rsa-1' })}.${b64url({ sub: 'alice', iss: ISSUER, aud: AUDIENCE, exp: now() + 300 })}.${real}`;
+      },
+    ],
+    ['HS256 with the public JWK as secret', async () => hs256(new TextEncoder().encode(JSON.stringify(await exportJWK(rsa.publicKey))))],
+    ['HS256 with a random secret', async () => hs256(crypto.getRandomValues(new Uint8Array(32)))],
+    [
+      'with a tampered payload',
+      async () => {
+        const [header, , signature] = (await sign(rsa, RSA)).split('.');
+        return `${header}.${b64url({ sub: 'mallory', iss: ISSUER, aud: AUDIENCE, exp: now() + 300 })}.${signature}`;
+      },
+    ],
+    ['that is not a JWT', async () => 'abc.def.ghi'],
+    ['of two parts', async () => 'abc.def'],
+    ['with a header that is not JSON', async () => `${Buffer.from('{nope').toString('base64url')}.${b64url({ sub: 'alice' })}.c2ln`],
+    ['with an unknown alg', async () => `${b64url({ alg: 'XX512', kid: 'rsa-1' })}.${b64url({ sub: 'alice' })}.c2ln`],
+  ])('a token %s is refused, without an exception', async (_case, make) => {
+    const token = await make();
+    expect(await presenting(auth, token)).toBeUndefined();
+  });
+
+  it.each<[string, string | undefined]>([
+    ['no Authorization header', undefined],
+    ['an empty header', ''],
+    ['a bare Bearer', 'Bearer'],
+    ['Bearer and a space', 'Bearer '],
+    ['another scheme', 'Basic YWxpY2U6c2VjcmV0'],
+    ['a 60 KB token', `Bearer ${'a'.repeat(60 * 1024)}`],
+    ['non-ASCII', 'Bearer eyJhbGciOiJSUzI1NiJ9.ü.x'],
+    ['two tokens', 'Bearer abc def'],
+    ['a control character', 'Bearer abc\u0000def'],
+  ])('%s is refused at once, without a fetch', async (_case, header) => {
+    const before = jwks.hits();
+    const answer = auth.authenticate(requestWith(header));
+    expect(answer).toBeUndefined(); // synchronously: not even a promise
+    expect(jwks.hits()).toBe(before);
+  });
+
+  it('a custom principal function decides who the caller is', async () => {
+    const byClient = jwtAuth({
+      jwksUrl: jwks.url,
+      principal: (claims) => (typeof claims.client_id === 'string' ? { id: `client:${claims.client_id}` } : undefined),
+    });
+    expect(await presenting(byClient, await sign(ec, EC, { sub: undefined, client_id: 'reporting-bot' }))).toEqual({
+      id: 'client:reporting-bot',
+    });
+    expect(await presenting(byClient, await sign(ec, EC))).toBeUndefined();
+  });
+
+  it('a hundred bad tokens at once are all refused, none hangs', async () => {
+    const bad = await sign(impostor, RSA);
+    const answers = await Promise.all(Array.from({ length: 100 }, () => presenting(auth, bad)));
+    expect(answers.every((a) => a === undefined)).toBe(true);
+  });
+});
+
+describe('key rotation', () => {
+  it('a new kid fetches the key set once (after the cooldown), then is served from the cache', async () => {
+    const jwks = await jwksServer([await publicJwk(rsa, 'rsa-1', 'RS256')]);
+    const auth = jwtAuth({ jwksUrl: jwks.url, audience: AUDIENCE, jwksCooldownMs: 300 });
+    expect((await presenting(auth, await sign(rsa, { alg: 'RS256', kid: 'rsa-1' })))?.id).toBe('alice');
+    expect(jwks.hits()).toBe(1);
+
+    // The issuer rotates: it publishes a second key with a new kid and signs with it.
+    const next = await generateKeyPair('ES256');
+    jwks.keys.push(await publicJwk(next, 'ec-2', 'ES256'));
+    const rotated = await sign(next, { alg: 'ES256', kid: 'ec-2' });
+
+    // Right after a fetch, an unknown kid does not fetch again (anyone can send one).
+    expect(await presenting(auth, rotated)).toBeUndefined();
+    expect(jwks.hits()).toBe(1);
+
+    await sleep(350);
+    // Past the cooldown: several tokens with the new kid at once cause exactly one fetch, and pass.
+    const first = await Promise.all([1, 2, 3].map(() => presenting(auth, rotated)));
+    expect(first.map((p) => p?.id)).toEqual(['alice', 'alice', 'alice']);
+    expect(jwks.hits()).toBe(2);
+
+    // From now on both keys are served from the cache.
+    for (let i = 0; i < 5; i++) {
+      expect((await presenting(auth, await sign(next, { alg: 'ES256', kid: 'ec-2' }, { sub: `user-${i}` })))?.id).toBe(`user-${i}`);
+      expect((await presenting(auth, await sign(rsa, { alg: 'RS256', kid: 'rsa-1' })))?.id).toBe('alice');
+    }
+    expect(jwks.hits()).toBe(2);
+  });
+
+  it('a kid the key server does not know is refused even after the refetch, and refetched at most once per cooldown', async () => {
+    const jwks = await jwksServer([await publicJwk(rsa, 'rsa-1', 'RS256')]);
+    const auth = jwtAuth({ jwksUrl: jwks.url, jwksCooldownMs: 300 });
+    expect((await presenting(auth, await sign(rsa, { alg: 'RS256', kid: 'rsa-1' })))?.id).toBe('alice');
+    const stranger = await sign(impostor, { alg: 'RS256', kid: 'unknown' });
+    await sleep(350);
+    for (let i = 0; i < 5; i++) expect(await presenting(auth, stranger)).toBeUndefined();
+    expect(jwks.hits()).toBe(2);
+  });
+
+  it('a key the issuer withdrew stops working once the key set is refreshed', async () => {
+    const jwks = await jwksServer([await publicJwk(rsa, 'rsa-1', 'RS256')]);
+    const auth = jwtAuth({ jwksUrl: jwks.url, jwksMaxAgeMs: 200 });
+    const token = await sign(rsa, { alg: 'RS256', kid: 'rsa-1' });
+    expect((await presenting(auth, token))?.id).toBe('alice');
+    jwks.keys.length = 0;
+    jwks.keys.push(await publicJwk(ec, 'ec-1', 'ES256'));
+    await sleep(250);
+    expect(await presenting(auth, token)).toBeUndefined();
+    expect(jwks.hits()).toBe(2);
+  });
+});
+
+describe('a key server that fails', () => {
+  const token = () => sign(rsa, { alg: 'RS256', kid: 'rsa-1' });
+
+  it('unreachable (connection refused) with nothing fetched yet: a 503 that does not quote the token', async () => {
+    const auth = jwtAuth({ jwksUrl: 'http://127.0.0.1:1/jwks.json', jwksTimeoutMs: 1000 });
+    const jwt = await token();
+    const started = Date.now();
+    expectKeyServerUnavailable(await failureOf(auth, jwt), jwt);
+    expect(Date.now() - started).toBeLessThan(1500);
+    // Every attempt tries again (and fails the same way) rather than caching the failure.
+    expectKeyServerUnavailable(await failureOf(auth, jwt), jwt);
+  });
+
+  it('never answering, with jwksTimeoutMs 300: a 503 after the timeout, well under 2 s', async () => {
+    const jwks = await jwksServer([], 'silent');
+    const auth = jwtAuth({ jwksUrl: jwks.url, jwksTimeoutMs: 300 });
+    const jwt = await token();
+    const started = Date.now();
+    const [a, b] = await Promise.all([failureOf(auth, jwt), failureOf(auth, jwt)]);
+    const took = Date.now() - started;
+    expectKeyServerUnavailable(a, jwt);
+    expectKeyServerUnavailable(b, jwt);
+    expect(took).toBeGreaterThanOrEqual(250);
+    expect(took).toBeLessThan(2000);
+    expect(jwks.hits()).toBe(1); // the two requests shared one fetch
+  });
+
+  it.each<[string, Mode]>([
+    ['answering 500', 'error'],
+    ['answering something that is not JSON', 'notJson'],
+    ['answering JSON that is not a key set', 'notJwks'],
+  ])('%s with nothing fetched yet: a 503', async (_case, mode) => {
+    const jwks = await jwksServer([], mode);
+    const auth = jwtAuth({ jwksUrl: jwks.url });
+    const jwt = await token();
+    expectKeyServerUnavailable(await failureOf(auth, jwt), jwt);
+    expect(jwks.hits()).toBe(1);
+  });
+
+  it('a bad token is still refused (not a 503) while the key server is down, when its alg is not accepted', async () => {
+    const auth = jwtAuth({ jwksUrl: 'http://127.0.0.1:1/jwks.json' });
+    const none = `${b64url({ alg: 'none' })}.${b64url({ sub: 'alice', exp: now() + 60 })}.`;
+    expect(await presenting(auth, none)).toBeUndefined();
+    expect(await presenting(auth, 'not.a.jwt')).toBeUndefined();
+  });
+
+  it('after keys were fetched, a failing refetch for an unknown kid refuses that token and keeps the cached keys working', async () => {
+    const jwks = await jwksServer([await publicJwk(rsa, 'rsa-1', 'RS256')]);
+    const auth = jwtAuth({ jwksUrl: jwks.url, jwksCooldownMs: 100, jwksTimeoutMs: 200 });
+    const good = await token();
+    expect((await presenting(auth, good))?.id).toBe('alice');
+    for (const mode of ['error', 'notJson', 'notJwks', 'silent'] as const) {
+      jwks.mode = mode;
+      await sleep(120); // past the cooldown, so the unknown kid makes jose fetch again
+      const before = jwks.hits();
+      expect(await presenting(auth, await sign(impostor, { alg: 'RS256', kid: `new-${mode}` }))).toBeUndefined();
+      expect(jwks.hits()).toBe(before + 1);
+      expect((await presenting(auth, good))?.id).toBe('alice');
+    }
+  });
+
+  it('after keys were fetched, an outage past the max age keeps the cached keys, trying the server once per cooldown', async () => {
+    const jwks = await jwksServer([await publicJwk(rsa, 'rsa-1', 'RS256')]);
+    const auth = jwtAuth({ jwksUrl: jwks.url, jwksMaxAgeMs: 100, jwksCooldownMs: 300 });
+    const good = await token();
+    expect((await presenting(auth, good))?.id).toBe('alice');
+    expect(jwks.hits()).toBe(1);
+
+    jwks.mode = 'error';
+    await sleep(150); // the key set is now stale: the next token tries to refresh it
+    expect((await presenting(auth, good))?.id).toBe('alice');
+    expect(jwks.hits()).toBe(2);
+    for (let i = 0; i < 5; i++) expect((await presenting(auth, good))?.id).toBe('alice');
+    expect(await presenting(auth, await sign(impostor, { alg: 'RS256', kid: 'unknown' }))).toBeUndefined();
+    expect(jwks.hits()).toBe(2); // within the cooldown the cached keys serve alone
+
+    // The server comes back with a rotated key set: after the cooldown it is fetched again.
+    const next = await generateKeyPair('ES256');
+    jwks.keys.push(await publicJwk(next, 'ec-2', 'ES256'));
+    jwks.mode = 'ok';
+    await sleep(350);
+    expect((await presenting(auth, await sign(next, { alg: 'ES256', kid: 'ec-2' })))?.id).toBe('alice');
+    expect(jwks.hits()).toBe(3);
+  });
+});
+
+describe('jwtAuth with a key', () => {
+  const token = () => sign(ec, { alg: 'ES256', kid: 'k' });
+
+  it('verifies with a PEM (SPKI) public key', async () => {
+    const auth = jwtAuth({ key: await exportSPKI(ec.publicKey), issuer: ISSUER, audience: AUDIENCE });
+    expect(await presenting(auth, await token())).toMatchObject({ id: 'alice', claims: { iss: ISSUER } });
+    expect(await presenting(auth, await sign(impostor, { alg: 'RS256' }))).toBeUndefined();
+    expect(await presenting(auth, await sign(ec, { alg: 'ES256' }, { exp: now() - 120 }))).toBeUndefined();
+  });
+
+  it('verifies with a JWK (RS256) and honours its alg', async () => {
+    // A Node key pair signs with any RSA algorithm (a WebCrypto one is bound to one).
+    const { generateKeyPairSync } = await import('node:crypto');
+    const pair = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const jwk: JWK = { ...(pair.publicKey.export({ format: 'jwk' }) as JWK), kid: 'rsa-9', alg: 'RS256', use: 'sig' };
+    const signed = (alg: string) =>
+      new SignJWT({ sub: 'alice', aud: AUDIENCE, exp: now() + 60 }).setProtectedHeader({ alg, kid: 'rsa-9' }).sign(pair.privateKey);
+    const auth = jwtAuth({ key: jwk, audience: AUDIENCE });
+    expect((await presenting(auth, await signed('RS256')))?.id).toBe('alice');
+    // Same key, another algorithm: the JWK says RS256 only.
+    expect(await presenting(auth, await signed('PS256'))).toBeUndefined();
+    expect(await presenting(auth, await signed('RS512'))).toBeUndefined();
+    // Without an alg in the JWK, PS256 with that key is fine.
+    expect((await presenting(jwtAuth({ key: { ...jwk, alg: undefined } }), await signed('PS256')))?.id).toBe('alice');
+    expect(await presenting(auth, await sign(impostor, { alg: 'RS256', kid: 'rsa-9' }))).toBeUndefined();
+  });
+
+  it('verifies with a KeyObject or a CryptoKey', async () => {
+    const { createPublicKey } = await import('node:crypto');
+    const keyObject = createPublicKey({ key: (await exportJWK(ec.publicKey)) as Record<string, unknown> & JWK, format: 'jwk' });
+    expect((await presenting(jwtAuth({ key: keyObject }), await token()))?.id).toBe('alice');
+    expect((await presenting(jwtAuth({ key: ec.publicKey }), await token()))?.id).toBe('alice');
+  });
+
+  it('accepts HS256 only when listed, with a symmetric key', async () => {
+    const secret = crypto.getRandomValues(new Uint8Array(32));
+    const jwk: JWK = { kty: 'oct', k: Buffer.from(secret).toString('base64url') };
+    const hs = await new SignJWT({ sub: 'svc', exp: now() + 60 }).setProtectedHeader({ alg: 'HS256' }).sign(secret);
+    expect((await presenting(jwtAuth({ key: jwk, algorithms: ['HS256'] }), hs))?.id).toBe('svc');
+    const other = await new SignJWT({ sub: 'svc', exp: now() + 60 })
+      .setProtectedHeader({ alg: 'HS256' })
+      .sign(crypto.getRandomValues(new Uint8Array(32)));
+    expect(await presenting(jwtAuth({ key: jwk, algorithms: ['HS256'] }), other)).toBeUndefined();
+    // An RS256-only verifier refuses the same HS256 token.
+    expect(await presenting(jwtAuth({ key: await exportSPKI(rsa.publicKey) }), hs)).toBeUndefined();
+  });
+});
+
+describe('options and the card', () => {
+  const base = (): JwtAuthOptions => ({ jwksUrl: 'https://issuer.example/jwks.json' });
+
+  it('by default declares http Bearer with bearerFormat JWT, named bearer, and a Bearer challenge', () => {
+    const auth = jwtAuth(base());
     expect(auth.securitySchemes).toEqual({ bearer: { type: 'http', scheme: 'Bearer', bearerFormat: 'JWT' } });
+    expect(auth.security).toBeUndefined();
     expect(auth.challenges).toEqual(['Bearer realm="a2a"']);
   });
 
-  it.each([
-    ['expired', () => sign(rsa, 'rsa-1', 'RS256', { exp: now() - 60 })],
-    ['not yet valid', () => sign(rsa, 'rsa-1', 'RS256', { nbf: now() + 60 })],
-    ['for another audience', () => sign(rsa, 'rsa-1', 'RS256', { aud: 'someone-else' })],
-    ['from another issuer', () => sign(rsa, 'rsa-1', 'RS256', { iss: 'https://evil.test' })],
-    ['signed by another key under a known kid', () => sign(other, 'rsa-1', 'RS256')],
-    ['without a subject', () => sign(rsa, 'rsa-1', 'RS256', { sub: undefined })],
-    [
-      'with alg none',
-      async () => {
-        const b64 = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
-        return `${b64({ alg: 'none', kid: 'rsa-1' })}.${b64({ sub: 'alice', iss: ISSUER, aud: AUDIENCE, exp: now() + 60 })}.`;
-      },
-    ],
-    [
-      'HS256 with the public key as secret',
-      async () => {
-        const secret = new TextEncoder().encode(JSON.stringify(await exportJWK(rsa.publicKey)));
-        return new SignJWT({ sub: 'alice' })
-          .setProtectedHeader({ alg: 'HS256', kid: 'rsa-1' })
-          .setIssuer(ISSUER)
-          .setAudience(AUDIENCE)
-          .setExpirationTime('5m')
-          .sign(secret);
-      },
-    ],
-    ['not a JWT', async () => 'abc.def.ghi'],
-    [
-      'a tampered payload',
-      async () => {
-        const [h, , s] = (await sign(rsa, 'rsa-1', 'RS256')).split('.');
-        return `${h}.${Buffer.from(JSON.stringify({ sub: 'mallory', iss: ISSUER, aud: AUDIENCE, exp: now() + 60 })).toString('base64url')}.${s}`;
-      },
-    ],
-  ])('a token %s is refused', async (_case, make) => {
-    const token = await make();
-    expect(await auth.authenticate(bearer(token))).toBeUndefined();
+  it('declares openIdConnect as oidc', () => {
+    const openIdConnectUrl = `${ISSUER}/.well-known/openid-configuration`;
+    const auth = jwtAuth({ ...base(), card: { type: 'openIdConnect', openIdConnectUrl }, description: 'Sign in with Example' });
+    expect(auth.securitySchemes).toEqual({ oidc: { type: 'openIdConnect', openIdConnectUrl, description: 'Sign in with Example' } });
   });
 
-  it('a token just past expiry within the clock tolerance passes', async () => {
-    expect((await auth.authenticate(bearer(await sign(rsa, 'rsa-1', 'RS256', { exp: now() - 2 }))))?.id).toBe('alice');
-  });
-
-  it.each([
-    ['no header', undefined],
-    ['a bare scheme', 'Bearer'],
-    ['another scheme', 'Basic YWxpY2U6c2VjcmV0'],
-    ['a 60 KB token', `Bearer ${'a'.repeat(60 * 1024)}`],
-    ['non-ASCII', 'Bearer eyJhbGciOiJSUzI1NiJ9.é.x'],
-    ['extra parts', 'Bearer abc def'],
-  ])('%s is refused without a fetch or an exception', async (_case, header) => {
-    const before = jwks.fetches();
-    expect(await auth.authenticate(request(header))).toBeUndefined();
-    expect(jwks.fetches()).toBe(before);
-  });
-
-  it('key rotation: a new kid is fetched once, then served from the cache', async () => {
-    const rotated = await generateKeyPair('ES256');
-    jwks.keys.push(await publicJwk(rotated, 'ec-2', 'ES256'));
-    const before = jwks.fetches();
-    // A fresh authenticator with no cooldown, so the refetch for an unknown kid is allowed now.
-    const fresh = jwtAuth({ jwksUrl: jwks.url, issuer: ISSUER, audience: AUDIENCE, jwksCooldownMs: 0 });
-    expect((await fresh.authenticate(bearer(await sign(rsa, 'rsa-1', 'RS256'))))?.id).toBe('alice');
-    expect(jwks.fetches()).toBe(before + 1);
-    jwks.keys.push(await publicJwk(await generateKeyPair('ES256'), 'ec-3', 'ES256'));
-    const rotatedAgain = await generateKeyPair('ES256');
-    jwks.keys.push(await publicJwk(rotatedAgain, 'ec-4', 'ES256'));
-    expect((await fresh.authenticate(bearer(await sign(rotatedAgain, 'ec-4', 'ES256'))))?.id).toBe('alice');
-    expect(jwks.fetches()).toBe(before + 2);
-    for (let i = 0; i < 3; i++) expect((await fresh.authenticate(bearer(await sign(rotatedAgain, 'ec-4', 'ES256'))))?.id).toBe('alice');
-    expect(jwks.fetches()).toBe(before + 2);
-  });
-
-  it('an unknown kid does not refetch within the cooldown', async () => {
-    const before = jwks.fetches();
-    const stranger = await generateKeyPair('RS256');
-    expect(await auth.authenticate(bearer(await sign(stranger, 'unknown-kid', 'RS256')))).toBeUndefined();
-    expect(await auth.authenticate(bearer(await sign(stranger, 'unknown-kid', 'RS256')))).toBeUndefined();
-    expect(jwks.fetches() - before).toBeLessThanOrEqual(1);
-  });
-});
-
-describe('jwtAuth when the key server fails', () => {
-  let key: KeyPair;
-  beforeAll(async () => {
-    key = await generateKeyPair('RS256');
-  });
-
-  const expect503 = async (auth: AuthMethod, token: string) => {
-    const started = Date.now();
-    const err: unknown = await Promise.resolve(auth.authenticate(bearer(token))).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    expect(isA2AError(err) && restStatus(err)).toBe(503);
-    expect(String((err as Error).message)).not.toContain(token);
-    return Date.now() - started;
-  };
-
-  it('an unreachable JWKS with nothing cached is a 503 that names the key server, not the token', async () => {
-    const auth = jwtAuth({ jwksUrl: 'http://127.0.0.1:1/jwks.json', jwksTimeoutMs: 1000 });
-    expect(await expect503(auth, await sign(key, 'k', 'RS256'))).toBeLessThan(2000);
-  });
-
-  it('a JWKS that never answers is a 503 after the timeout', async () => {
-    const sockets = new Set<import('node:net').Socket>();
-    const silent = createServer(() => {});
-    silent.on('connection', (s) => sockets.add(s));
-    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-    try {
-      const auth = jwtAuth({ jwksUrl: `http://127.0.0.1:${(silent.address() as AddressInfo).port}/jwks.json`, jwksTimeoutMs: 300 });
-      expect(await expect503(auth, await sign(key, 'k', 'RS256'))).toBeLessThan(2000);
-    } finally {
-      for (const s of sockets) s.destroy();
-      await new Promise<void>((resolve) => silent.close(() => resolve()));
-    }
-  });
-
-  it('a JWKS answering 500 or garbage is a 503; once keys were fetched, a later outage refuses only unknown keys', async () => {
-    let mode: 'ok' | '500' | 'garbage' = '500';
-    const jwk = await publicJwk(key, 'k', 'RS256');
-    const server = createServer((_req, res) => {
-      if (mode === '500') res.writeHead(500).end('oops');
-      else if (mode === 'garbage') res.writeHead(200, { 'content-type': 'application/json' }).end('{"not":"a jwks"');
-      else res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [jwk] }));
+  it('declares oauth2 flows as oauth2, with the metadata URL when given', () => {
+    const flows = { clientCredentials: { tokenUrl: `${ISSUER}/token`, scopes: { 'tasks:read': 'read tasks' } } };
+    expect(jwtAuth({ ...base(), card: { type: 'oauth2', flows } }).securitySchemes).toEqual({ oauth2: { type: 'oauth2', flows } });
+    const oauth2MetadataUrl = `${ISSUER}/.well-known/oauth-authorization-server`;
+    expect(jwtAuth({ ...base(), card: { type: 'oauth2', flows, oauth2MetadataUrl } }).securitySchemes).toEqual({
+      oauth2: { type: 'oauth2', flows, oauth2MetadataUrl },
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    try {
-      const auth = jwtAuth({ jwksUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/jwks.json`, jwksCooldownMs: 0 });
-      const token = await sign(key, 'k', 'RS256');
-      await expect503(auth, token);
-      mode = 'garbage';
-      await expect503(auth, token);
-      mode = 'ok';
-      expect((await auth.authenticate(bearer(token)))?.id).toBe('alice');
-      mode = '500';
-      expect((await auth.authenticate(bearer(token)))?.id).toBe('alice');
-      const stranger = await generateKeyPair('RS256');
-      expect(await auth.authenticate(bearer(await sign(stranger, 'other', 'RS256')))).toBeUndefined();
-    } finally {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    }
-  });
-});
-
-describe('jwtAuth with a local key and other card schemes', () => {
-  it('verifies with a PEM or a JWK, and declares openIdConnect or oauth2 when asked', async () => {
-    const key = await generateKeyPair('ES256');
-    const token = await sign(key, 'k', 'ES256');
-    const pem = jwtAuth({
-      key: await exportSPKI(key.publicKey),
-      issuer: ISSUER,
-      audience: AUDIENCE,
-      card: { type: 'openIdConnect', openIdConnectUrl: `${ISSUER}/.well-known/openid-configuration` },
-    });
-    expect((await pem.authenticate(bearer(token)))?.id).toBe('alice');
-    expect(pem.securitySchemes).toEqual({
-      oidc: { type: 'openIdConnect', openIdConnectUrl: `${ISSUER}/.well-known/openid-configuration` },
-    });
-    const flows = { clientCredentials: { tokenUrl: `${ISSUER}/token`, scopes: { read: 'read tasks' } } };
-    const jwk = jwtAuth({ key: await exportJWK(key.publicKey), card: { type: 'oauth2', flows } });
-    expect((await jwk.authenticate(bearer(token)))?.id).toBe('alice');
-    expect(jwk.securitySchemes).toEqual({ oauth2: { type: 'oauth2', flows } });
-    const wrongKey = jwtAuth({ key: await exportJWK((await generateKeyPair('ES256')).publicKey) });
-    expect(await wrongKey.authenticate(bearer(token))).toBeUndefined();
   });
 
-  it('refuses bad options at construction', () => {
-    expect(() => jwtAuth({})).toThrow(/exactly one of/);
-    expect(() => jwtAuth({ jwksUrl: 'not a url' })).toThrow(/not a URL/);
-    expect(() => jwtAuth({ key: 'not a pem' })).toThrow(/not a usable public key/);
+  it('takes a scheme name and a realm (quoted)', () => {
+    const auth = jwtAuth({ ...base(), schemeName: 'corpSso', card: { type: 'bearer' }, realm: 'my "agent"' });
+    expect(Object.keys(auth.securitySchemes)).toEqual(['corpSso']);
+    expect(auth.challenges).toEqual(['Bearer realm="my \\"agent\\""']);
+  });
+
+  it.each<[string, () => JwtAuthOptions, RegExp]>([
+    ['neither jwksUrl nor key', () => ({}), /exactly one of/],
+    ['both jwksUrl and key', () => ({ jwksUrl: 'https://issuer.example/jwks.json', key: 'x' }), /exactly one of/],
+    ['a jwksUrl that is not a URL', () => ({ jwksUrl: 'not a url' }), /not a URL/],
+    ['a jwksUrl that is not http(s)', () => ({ jwksUrl: 'file:///etc/jwks.json' }), /http\(s\)/],
+    ['a jwksUrl with credentials', () => ({ jwksUrl: 'https://user:pw@issuer.example/jwks.json' }), /credentials/],
+    ['a key that is not a PEM', () => ({ key: 'not a pem' }), /not a PEM public key/],
+    ['a JWK that is no key', () => ({ key: { kty: 'RSA', n: 'AQAB' } }), /not a usable JWK/],
+    ['alg none', () => ({ ...base(), algorithms: ['RS256', 'none'] }), /'none'/],
+    ['HS256 with a JWKS', () => ({ ...base(), algorithms: ['HS256'] }), /symmetric/],
+    ['an empty algorithm list', () => ({ ...base(), algorithms: [] }), /non-empty/],
+    ['a negative clock tolerance', () => ({ ...base(), clockTolerance: -1 }), /clockTolerance/],
+    ['a fractional JWKS timeout', () => ({ ...base(), jwksTimeoutMs: 1.5 }), /jwksTimeoutMs/],
+    ['an empty audience', () => ({ ...base(), audience: [] }), /audience/],
+    ['an oidc card without its URL', () => ({ ...base(), card: { type: 'openIdConnect', openIdConnectUrl: '' } }), /openIdConnectUrl/],
+  ])('refuses %s at construction with a TypeError', (_case, options, message) => {
+    expect(() => jwtAuth(options())).toThrow(TypeError);
+    expect(() => jwtAuth(options())).toThrow(message);
+  });
+
+  it('refuses private keys, and symmetric keys unless HS algorithms are listed', async () => {
+    const pair = await generateKeyPair('ES256', { extractable: true });
+    const pkcs8 = await exportPKCS8(pair.privateKey);
+    expect(() => jwtAuth({ key: pkcs8 })).toThrow(/private key/);
+    expect(() => jwtAuth({ key: pair.privateKey })).toThrow(/private key/);
+    const privateJwk = await exportJWK(pair.privateKey);
+    expect(() => jwtAuth({ key: privateJwk })).toThrow(/private key/);
+    const secret: JWK = { kty: 'oct', k: Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64url') };
+    expect(() => jwtAuth({ key: secret })).toThrow(/symmetric key needs/);
+    expect(() => jwtAuth({ key: secret, algorithms: ['HS256', 'RS256'] })).toThrow(/symmetric key needs/);
+    const spki = await exportSPKI(rsa.publicKey);
+    expect(() => jwtAuth({ key: spki, algorithms: ['HS256'] })).toThrow(/symmetric/);
   });
 });
