@@ -43,9 +43,10 @@ export {
 } from '../machines/task.machine.js';
 
 import { A2AError, ERRORS } from './a2a/errors.js';
+import { quoted } from './auth/bearer.js';
 /** Thrown by an extended-card provider to answer 401 (with `WWW-Authenticate`). */
 export const unauthenticated = (realm = 'a2a'): A2AError =>
-  new A2AError(ERRORS.unauthenticated, undefined, undefined, { 'WWW-Authenticate': `Bearer realm="${realm}"` });
+  new A2AError(ERRORS.unauthenticated, undefined, undefined, { 'WWW-Authenticate': `Bearer realm=${quoted(realm)}` });
 /** Thrown by an authenticator (or provider) whose backend is down: 503, the client may retry. */
 export const unavailable = (detail?: string): A2AError => new A2AError(ERRORS.unavailable, detail);
 /** Thrown by an extended-card provider to refuse an authenticated caller: 403. */

@@ -1,4 +1,5 @@
 /** Several ways in: a caller passes with any one of them (the card lists each as an alternative). */
+import { requirementsOf } from './gate.js';
 import type { AuthMethod } from './types.js';
 
 export function anyAuth(...methods: AuthMethod[]): AuthMethod {
@@ -13,7 +14,7 @@ export function anyAuth(...methods: AuthMethod[]): AuthMethod {
   }
   return {
     securitySchemes,
-    security: methods.flatMap((m) => m.security ?? Object.keys(m.securitySchemes).map((name) => ({ [name]: [] }))),
+    security: methods.flatMap(requirementsOf),
     // In order; the first method that knows the caller decides.
     authenticate: async (request) => {
       for (const method of methods) {

@@ -8,6 +8,7 @@ import type { Logger } from '../log.js';
 import { credentialHeaders } from './api-key.js';
 import type {
   AgentAuth,
+  AuthMethod,
   Authenticator,
   Caller,
   IncomingRequest,
@@ -25,8 +26,11 @@ export interface AuthGate {
    * Synchronous when the authenticator is (static tokens and keys): no promise on the hot path.
    */
   authenticate(request: IncomingRequest): Caller | Promise<Caller>;
-  /** Throws the 403 when the agent refuses this caller the operation. */
-  authorize(caller: Caller, operation: Operation, request: IncomingRequest): Promise<void>;
+  /**
+   * Rejects with the 403 when the agent refuses this caller the operation; undefined (no
+   * promise, nothing to wait for) when the agent has no `authorize`.
+   */
+  authorize(caller: Caller, operation: Operation, request: IncomingRequest): Promise<void> | undefined;
 }
 
 /** How a client is told to present each kind of scheme, for the 401's message. */
@@ -43,6 +47,10 @@ function howToPresent(scheme: SecurityScheme): string {
       return 'a client certificate';
   }
 }
+
+/** A method's card `security`: as declared, or by default any one of its schemes alone. */
+export const requirementsOf = (method: AuthMethod): SecurityRequirement[] =>
+  method.security ?? Object.keys(method.securitySchemes).map((name) => ({ [name]: [] }));
 
 /** Checks that every requirement names declared schemes; returns the card's `security`. */
 function checkedRequirements(
@@ -77,7 +85,7 @@ export function createAuthGate(auth: AgentAuth, logger: Logger): AuthGate {
   const names = Object.keys(schemes);
   if (names.length === 0) throw new TypeError('auth.securitySchemes declares no scheme: the card would ask for nothing');
   if (typeof auth.authenticate !== 'function') throw new TypeError('auth.authenticate must be a function');
-  const security = checkedRequirements('auth.security', auth.security ?? names.map((name) => ({ [name]: [] })), schemes);
+  const security = checkedRequirements('auth.security', requirementsOf(auth), schemes);
   const challenge = (auth.challenges ?? []).join(', ');
   const headers: Record<string, string> = challenge ? { 'WWW-Authenticate': challenge } : {};
   const ways = [...new Set(names.map((n) => howToPresent(schemes[n] as SecurityScheme)))].join(' or ');
@@ -127,15 +135,18 @@ export function createAuthGate(auth: AgentAuth, logger: Logger): AuthGate {
       return result instanceof Promise ? result.then(callerOf, failed) : callerOf(result);
     },
 
-    async authorize(caller, operation, request) {
-      if (!auth.authorize) return;
-      let allowed = false;
-      try {
-        allowed = (await auth.authorize(caller.principal, { operation, request })) === true;
-      } catch (err) {
-        logger.warn('auth.authorizer_failed', { operation, error: err instanceof Error ? err.name : typeof err });
-      }
-      if (!allowed) throw new A2AError(ERRORS.forbidden, `${caller.principal.id} may not call ${operation}`);
+    authorize(caller, operation, request) {
+      const authorizer = auth.authorize;
+      if (!authorizer) return undefined;
+      return (async () => {
+        let allowed = false;
+        try {
+          allowed = (await authorizer(caller.principal, { operation, request })) === true;
+        } catch (err) {
+          logger.warn('auth.authorizer_failed', { operation, error: err instanceof Error ? err.name : typeof err });
+        }
+        if (!allowed) throw new A2AError(ERRORS.forbidden, `${caller.principal.id} may not call ${operation}`);
+      })();
     },
   };
 }

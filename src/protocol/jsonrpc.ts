@@ -52,25 +52,31 @@ export const jsonRpcErrorReply = (id: RpcId, err: A2AError): Reply => rpcError(i
 /** A JSON-RPC notification was carried out: nothing to say (JSON-RPC 2.0 §4.1). */
 const NO_CONTENT: Reply = { kind: 'empty', status: 204 };
 
+/** Method name -> [operation, implementation], the name being the operation's. */
+const methodTable = <F>(entries: readonly (readonly [Operation, F])[]): Map<string, readonly [Operation, F]> =>
+  new Map(entries.map(([operation, fn]) => [operation, [operation, fn] as const]));
+
 export function createJsonRpcHandler(ops: Operations, logger: Logger, gate?: AuthGate) {
   // Maps, not object literals: a method named `constructor` or `__proto__` must find nothing.
-  const unary = new Map<string, UnaryMethod>([
-    ['message/send', ['message/send', (p, ctx) => ops.sendMessage(p, ctx.caller)]],
-    ['tasks/get', ['tasks/get', (p, ctx) => ops.getTask(p, ctx.caller)]],
-    ['tasks/list', ['tasks/list', (p, ctx) => ops.listTasks(p, ctx.caller)]],
-    ['tasks/cancel', ['tasks/cancel', (p, ctx) => ops.cancelTask(p, ctx.caller)]],
-    ['tasks/pushNotificationConfig/set', ['tasks/pushNotificationConfig/set', (p, ctx) => ops.setPushConfig(p, ctx.caller)]],
-    ['tasks/pushNotificationConfig/get', ['tasks/pushNotificationConfig/get', (p, ctx) => ops.getPushConfig(p, ctx.caller)]],
-    ['tasks/pushNotificationConfig/list', ['tasks/pushNotificationConfig/list', (p, ctx) => ops.listPushConfigs(p, ctx.caller)]],
-    ['tasks/pushNotificationConfig/delete', ['tasks/pushNotificationConfig/delete', (p, ctx) => ops.deletePushConfig(p, ctx.caller)]],
-    ['agent/getAuthenticatedExtendedCard', ['agent/getAuthenticatedExtendedCard', (_p, ctx) => ops.extendedCard(ctx.request, ctx.baseUrl)]],
+  // Each method is named as the operation it is (what `authorize` is asked about).
+  const unary = methodTable<UnaryMethod[1]>([
+    ['message/send', (p, ctx) => ops.sendMessage(p, ctx.caller)],
+    ['tasks/get', (p, ctx) => ops.getTask(p, ctx.caller)],
+    ['tasks/list', (p, ctx) => ops.listTasks(p, ctx.caller)],
+    ['tasks/cancel', (p, ctx) => ops.cancelTask(p, ctx.caller)],
+    ['tasks/pushNotificationConfig/set', (p, ctx) => ops.setPushConfig(p, ctx.caller)],
+    ['tasks/pushNotificationConfig/get', (p, ctx) => ops.getPushConfig(p, ctx.caller)],
+    ['tasks/pushNotificationConfig/list', (p, ctx) => ops.listPushConfigs(p, ctx.caller)],
+    ['tasks/pushNotificationConfig/delete', (p, ctx) => ops.deletePushConfig(p, ctx.caller)],
+    ['agent/getAuthenticatedExtendedCard', (_p, ctx) => ops.extendedCard(ctx.request, ctx.baseUrl)],
   ]);
-  const streaming = new Map<string, StreamMethod>([
-    ['message/stream', ['message/stream', (p, ctx) => ops.streamMessage(p, ctx.caller)]],
-    // The service spec's name for message/stream (wire reference §6 #5): both are served.
-    ['message/sendStream', ['message/stream', (p, ctx) => ops.streamMessage(p, ctx.caller)]],
-    ['tasks/resubscribe', ['tasks/resubscribe', (p, ctx) => ops.resubscribe(p, ctx.lastEventId, ctx.caller)]],
+  const streamMessage: StreamMethod[1] = (p, ctx) => ops.streamMessage(p, ctx.caller);
+  const streaming = methodTable<StreamMethod[1]>([
+    ['message/stream', streamMessage],
+    ['tasks/resubscribe', (p, ctx) => ops.resubscribe(p, ctx.lastEventId, ctx.caller)],
   ]);
+  // The service spec's name for message/stream (wire reference §6 #5): both are served.
+  streaming.set('message/sendStream', ['message/stream', streamMessage]);
 
   /** 403 when the agent refuses the caller this operation (a plain JSON answer, even for streams). */
   const authorize = (operation: Operation, ctx: RpcContext): Promise<void> | undefined =>

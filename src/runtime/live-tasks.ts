@@ -74,7 +74,7 @@ export class LiveTasks {
   }
 
   /** Resolves once no task is live here, or after `ms`. */
-  async untilIdle(ms: number): Promise<void> {
+  private async untilIdle(ms: number): Promise<void> {
     if (this.byId.size === 0) return;
     await waitFor(Promise.all(this.all().map((l) => l.settled)), ms);
   }

@@ -23,21 +23,7 @@ export interface TaskActorOptions {
 export type ActorStarter = (live: LiveTask, restoreState?: TaskState) => void;
 
 /** The message an event carries, if it is one of those that carry one. */
-function messageOf(event: RuntimeTaskEvent): Message | undefined {
-  switch (event.type) {
-    case 'STATUS':
-    case 'REQUEST_INPUT':
-    case 'REQUEST_AUTH':
-    case 'COMPLETE':
-    case 'FAIL':
-    case 'REJECT':
-    case 'CANCEL':
-    case 'AGENT_FAILED':
-      return event.message;
-    default:
-      return undefined;
-  }
-}
+const messageOf = (event: RuntimeTaskEvent): Message | undefined => ('message' in event ? event.message : undefined);
 
 export function taskActorStarter(opts: TaskActorOptions): ActorStarter {
   const { effects, live: tasks, events, inspect } = opts;

@@ -130,16 +130,12 @@ export class MemoryTaskStore implements TaskStore {
 
   /** Matches before paging, from the indexes when they answer it, else by one walk. */
   private total(query: TaskListQuery, source: readonly string[], matches: (slot: number) => boolean): number {
-    if (query.owner !== undefined) {
-      // `source` is the owner's ids unless a context narrows it further.
-      if (query.contextId === undefined && query.status === undefined && query.statusTimestampAfter === undefined) return source.length;
-    } else if (query.statusTimestampAfter === undefined) {
-      if (query.contextId === undefined) {
-        return query.status === undefined ? this.slots.size : (this.stateCounts.get(query.status) ?? 0);
-      }
-      if (query.status === undefined) return source.length;
-    }
-    if (query.contextId === undefined && query.owner === undefined) {
+    const unnarrowed = query.status === undefined && query.statusTimestampAfter === undefined;
+    // `source` is a context's ids, else an owner's, else all: with no other filter, all of it matches.
+    if (unnarrowed && (query.contextId === undefined || query.owner === undefined)) return source.length;
+    const everyTask = query.contextId === undefined && query.owner === undefined;
+    if (everyTask && query.status !== undefined && query.statusTimestampAfter === undefined) return this.stateCounts.get(query.status) ?? 0;
+    if (everyTask) {
       // All tasks: the slots are the columns' indexes, no id lookups needed.
       let n = 0;
       for (let slot = 0; slot < this.slots.size; slot++) if (matches(slot)) n++;
