@@ -8,7 +8,7 @@
 import type { ServerBuild } from './build.js';
 import { startGenerator, startServerProcess } from './children.js';
 import type { BenchOptions } from './options.js';
-import { BENCH_BEARER_TOKEN, requests, WORKLOADS } from './workloads.js';
+import { headersFor, requests, WORKLOADS } from './workloads.js';
 import type { LoadSpec } from './types.js';
 
 export interface AuthCost {
@@ -50,7 +50,7 @@ export async function measureAuthCost(build: ServerBuild, opts: BenchOptions, ro
           connections: opts.connections,
           warmupMs: opts.warmupMs,
           durationMs: opts.durationMs,
-          ...(kind === 'auth' ? { headers: { authorization: `Bearer ${BENCH_BEARER_TOKEN}` } } : {}),
+          ...headersFor(kind),
         };
         const m = await generator.run(spec, server);
         if (m.result.errors > 0 || m.result.requests === 0)

@@ -26,7 +26,7 @@ import { summarizeProfile, type ProfileSummary } from './profile.js';
 import { machineInfo, type MachineInfo } from './proc.js';
 import { SERVER_LABEL } from './report.js';
 import type { LoadSpec, RequestTemplate, ServerKind, WorkloadId } from './types.js';
-import { BENCH_BEARER_TOKEN, RUN_ORDER, WORKLOADS, requests } from './workloads.js';
+import { headersFor, RUN_ORDER, WORKLOADS, requests } from './workloads.js';
 import { authCostNote, measureAuthCost } from './auth-cost.js';
 
 export type Outcome = 'measured' | 'skipped' | 'failed' | 'not-yet-measured';
@@ -167,7 +167,7 @@ async function runWorkload(id: WorkloadId, run: ServerRun, opts: BenchOptions, l
     connections: opts.connections,
     warmupMs: opts.warmupMs,
     durationMs: opts.durationMs,
-    ...(server.kind === 'auth' ? { headers: { authorization: `Bearer ${BENCH_BEARER_TOKEN}` } } : {}),
+    ...headersFor(server.kind),
     ...extra,
   });
   const measure = async (s: LoadSpec): Promise<Measured> => {

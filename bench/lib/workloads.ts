@@ -3,7 +3,7 @@
  * servers it runs on, and why a server sits one out. Bodies are built once here; the generator
  * only swaps in a fresh messageId per request.
  */
-import { MESSAGE_ID, PUSH_URL, type Check, type RequestTemplate, type ServerKind, type WorkloadId } from './types.js';
+import { MESSAGE_ID, PUSH_URL, type Check, type LoadSpec, type RequestTemplate, type ServerKind, type WorkloadId } from './types.js';
 
 export interface Workload {
   id: WorkloadId;
@@ -52,6 +52,10 @@ export const requests = {
 const OURS: readonly ServerKind[] = ['memory', 'sqlite', 'cluster'];
 /** The bearer token the `auth` server kind accepts (bench/servers/ours.ts). */
 export const BENCH_BEARER_TOKEN = 'bench-bearer-token';
+
+/** What every request to a server kind carries beyond the workload's own headers. */
+export const headersFor = (kind: ServerKind): Pick<LoadSpec, 'headers'> =>
+  kind === 'auth' ? { headers: { authorization: `Bearer ${BENCH_BEARER_TOKEN}` } } : {};
 /** The request-path workloads: also on the node:http front end. */
 const BOTH: readonly ServerKind[] = ['memory', 'node', 'sqlite', 'cluster', 'peer'];
 

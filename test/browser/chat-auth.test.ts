@@ -4,19 +4,15 @@
  * chats as alice, sends the token on every request and stream, shows only alice's tasks, and
  * keeps the token in session storage only.
  */
-import { existsSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import authAgent from '../../examples/auth-agent.js';
 import { apiKeyAuth } from '../../src/index.js';
 import { userMessage, type Json } from '../support/a2a.js';
-import { CHROMIUM_PATH, ChatPage, launchChromium } from '../support/browser.js';
+import { browserMissing, ChatPage, launchChromium } from '../support/browser.js';
 import { startServer, type TestServer } from '../support/server.js';
 
-const NO_BROWSER = !existsSync(CHROMIUM_PATH) && !process.env.CI;
-if (NO_BROWSER) {
-  process.stderr.write(`browser suite (auth) not run: no Chromium at ${CHROMIUM_PATH} (apt-get install chromium, or set CHROMIUM_PATH)\n`);
-}
+const NO_BROWSER = browserMissing('browser suite (auth)');
 
 const MODES = [
   { preferredTransport: 'JSONRPC', streaming: true },

@@ -2,27 +2,19 @@
  * The /chat debug page (spec item 11, state table rule 3) in a real browser, against the
  * scenario agent, over both preferred transports with streaming on and off.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POLL_CHOICES } from '../../src/debug/page/constants.js';
 import type { Json } from '../support/a2a.js';
-import { CHROMIUM_PATH, ChatPage, launchChromium } from '../support/browser.js';
+import { browserMissing, ChatPage, launchChromium } from '../support/browser.js';
 import { startServer, type TestServer } from '../support/server.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-/**
- * Without a browser on this machine the suite says so in one line and does not run, so
- * `npm ci && npm test` passes on a fresh machine; under CI it runs regardless and fails loudly
- * (.ci/run installs Chromium first), so CI can never skip it silently.
- */
-const NO_BROWSER = !existsSync(CHROMIUM_PATH) && !process.env.CI;
-if (NO_BROWSER) {
-  process.stderr.write(`browser suite not run: no Chromium at ${CHROMIUM_PATH} (apt-get install chromium, or set CHROMIUM_PATH)\n`);
-}
+const NO_BROWSER = browserMissing('browser suite');
 
 /**
  * Where the screenshot goes: an ignored path, unless CHAT_SCREENSHOT names one (the README's

@@ -53,13 +53,16 @@ async function plain(url: string, init: { method: string; headers: Record<string
     ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
   });
   const text = await res.text();
-  const json: Json = text ? JSON.parse(text) : undefined;
-  const challenge = res.headers.get('www-authenticate');
-  if (json && typeof json === 'object' && 'jsonrpc' in json) {
-    return { status: res.status, challenge, ...(json.error ? { error: json.error } : { result: json.result }) };
-  }
-  if (res.status >= 400) return { status: res.status, challenge, error: { code: json.code, message: json.message } };
-  return { status: res.status, challenge, result: json };
+  return answerOf(res, text ? JSON.parse(text) : undefined, res.status >= 400);
+}
+
+/** One answer's JSON (a JSON-RPC envelope, a REST body, or an SSE event) in one shape. */
+function answerOf(res: Response, json: Json, isError: boolean): Answer {
+  const head = { status: res.status, challenge: res.headers.get('www-authenticate') };
+  if (json && typeof json === 'object' && 'jsonrpc' in json)
+    return { ...head, ...(json.error ? { error: json.error } : { result: json.result }) };
+  if (isError) return { ...head, error: { code: json.code, message: json.message } };
+  return { ...head, result: json };
 }
 
 /** A streaming call: a plain JSON answer when refused up front, else the first SSE event. */
@@ -71,12 +74,8 @@ async function streamed(url: string, init: { method: string; headers: Record<str
     ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
     signal: controller.signal,
   });
-  const challenge = res.headers.get('www-authenticate');
-  if (!(res.headers.get('content-type') ?? '').includes('text/event-stream')) {
-    const answer: Json = JSON.parse(await res.text());
-    if ('jsonrpc' in answer) return { status: res.status, challenge, error: answer.error };
-    return { status: res.status, challenge, error: { code: answer.code, message: answer.message } };
-  }
+  // Refused before any stream started: a plain JSON error.
+  if (!(res.headers.get('content-type') ?? '').includes('text/event-stream')) return answerOf(res, JSON.parse(await res.text()), true);
   // The first event is all these checks need; the stream of a paused task would stay open.
   let text = '';
   const decoder = new TextDecoder();
@@ -93,10 +92,7 @@ async function streamed(url: string, init: { method: string; headers: Record<str
     controller.abort();
   }
   const line = /^data: ?(.*)$/m.exec(text)?.[1];
-  const data: Json = line === undefined ? undefined : JSON.parse(line);
-  if (data && 'jsonrpc' in data)
-    return { status: res.status, challenge, ...(data.error ? { error: data.error } : { result: data.result }) };
-  return { status: res.status, challenge, result: data };
+  return answerOf(res, line === undefined ? undefined : JSON.parse(line), false);
 }
 
 const enc = encodeURIComponent;

@@ -2,10 +2,22 @@
  * Driving the /chat page in Debian's Chromium with playwright-core. playwright-core never
  * downloads a browser: it starts the system one (`apt-get install chromium`; .ci/run does it).
  */
+import { existsSync } from 'node:fs';
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import type { Json } from './a2a.js';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/**
+ * Whether a browser suite cannot run here. Without a browser on this machine the suite says so in
+ * one line and does not run, so `npm ci && npm test` passes on a fresh machine; under CI it runs
+ * regardless and fails loudly (.ci/run installs Chromium first), so CI can never skip it silently.
+ */
+export function browserMissing(suite: string): boolean {
+  const missing = !existsSync(CHROMIUM_PATH) && !process.env.CI;
+  if (missing) process.stderr.write(`${suite} not run: no Chromium at ${CHROMIUM_PATH} (apt-get install chromium, or set CHROMIUM_PATH)\n`);
+  return missing;
+}
 
 /** Every wait in the browser tests is bounded by this. */
 export const UI_TIMEOUT_MS = 10_000;

@@ -435,7 +435,8 @@ describe('jwtAuth with a key', () => {
 });
 
 describe('options and the card', () => {
-  const base = (): JwtAuthOptions => ({ jwksUrl: 'https://issuer.example/jwks.json' });
+  // Built, never fetched (jose fetches on the first token): a loopback URL all the same.
+  const base = (): JwtAuthOptions => ({ jwksUrl: 'http://127.0.0.1:9/jwks.json' });
 
   it('by default declares http Bearer with bearerFormat JWT, named bearer, and a Bearer challenge', () => {
     const auth = jwtAuth(base());
@@ -467,7 +468,7 @@ describe('options and the card', () => {
 
   it.each<[string, () => JwtAuthOptions, RegExp]>([
     ['neither jwksUrl nor key', () => ({}), /exactly one of/],
-    ['both jwksUrl and key', () => ({ jwksUrl: 'https://issuer.example/jwks.json', key: 'x' }), /exactly one of/],
+    ['both jwksUrl and key', () => ({ jwksUrl: 'http://127.0.0.1:9/jwks.json', key: 'x' }), /exactly one of/],
     ['a jwksUrl that is not a URL', () => ({ jwksUrl: 'not a url' }), /not a URL/],
     ['a jwksUrl that is not http(s)', () => ({ jwksUrl: 'file:///etc/jwks.json' }), /http\(s\)/],
     ['a jwksUrl with credentials', () => ({ jwksUrl: 'https://user:pw@issuer.example/jwks.json' }), /credentials/],
