@@ -111,6 +111,15 @@ export function createRouter(ops: Operations, logger: Logger, limits: RouterLimi
     if (badType) return isRpc ? jsonRpcErrorReply(null, badType) : restError(badType);
     const parsed: ParsedBody = hasBody ? parseBody(req.body, limits) : { ok: true, value: {} };
 
+    // The discovery card is how a client learns which version we speak, so it is served whatever
+    // `A2A-Version` asks for (A2A 1.0 requires the well-known card to always answer, and the
+    // official 1.x SDK sends `A2A-Version: 1.0` there even in its v0.3 compatibility mode).
+    // Every other endpoint keeps the spec's check. `GET {card.url}` (our `/`) answers the card
+    // too (wire reference §4.1).
+    if (req.method === 'GET' && (CARD_PATHS.has(req.path) || req.path === '/')) {
+      return { kind: 'json', status: 200, body: ops.card(req.baseUrl).json };
+    }
+
     const badVersion = versionError(req.headers['a2a-version']);
     if (badVersion) {
       return isRpc ? jsonRpcErrorReply(parsed.ok ? rpc.idOf(parsed.value) : null, badVersion) : restError(badVersion);
@@ -126,10 +135,6 @@ export function createRouter(ops: Operations, logger: Logger, limits: RouterLimi
         caller = auth;
       }
       return rpc.handle(parsed.value, { request: incoming, caller, baseUrl: req.baseUrl, lastEventId: req.headers['last-event-id'] });
-    }
-    if (req.method === 'GET' && (CARD_PATHS.has(req.path) || req.path === '/')) {
-      // `GET {card.url}` (our `/`) also answers the card (wire reference §4.1).
-      return { kind: 'json', status: 200, body: ops.card(req.baseUrl).json };
     }
     if (req.path.startsWith('/v1/')) {
       let caller: Caller | undefined;

@@ -60,6 +60,33 @@ describe('wire rules', () => {
       expect(r.body).toMatchObject({ jsonrpc: '2.0', id: 3, error: { code: -32009 } });
     });
 
+    it.each(['/.well-known/agent-card.json', '/.well-known/agent.json', '/'])(
+      'the discovery card at %s is served whatever A2A-Version asks for',
+      async (path) => {
+        for (const version of ['1.0', '9.9', 'banana', '0.3']) {
+          const r = await restCall(server.url, 'GET', path, undefined, { 'A2A-Version': version });
+          expect(r.status, `A2A-Version ${version}`).toBe(200);
+          expect(r.result.protocolVersion).toBe('0.3.0');
+        }
+      },
+    );
+
+    it('every endpoint but the discovery card keeps the version check (the extended card and health included)', async () => {
+      const headers = { 'A2A-Version': '1.0', authorization: 'Bearer scenario-token' };
+      for (const path of ['/v1/card', '/v1/health', '/v1/tasks']) {
+        const r = await restCall(server.url, 'GET', path, undefined, headers);
+        expect(r.status, path).toBe(400);
+        expect(r.error?.code, path).toBe(-32009);
+      }
+      const rpc = await rawRpc(
+        server.url,
+        JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'agent/getAuthenticatedExtendedCard' }),
+        headers,
+      );
+      expect(rpc.status).toBe(400);
+      expect(rpc.body).toMatchObject({ id: 5, error: { code: -32009 } });
+    });
+
     it('agent/getAuthenticatedExtendedCard accepts empty params', async () => {
       const r = await rawRpc(
         server.url,
