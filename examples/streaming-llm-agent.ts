@@ -49,7 +49,9 @@ export function createStreamingLlmAgent(options: StreamingLlmOptions = {}): Agen
       name: 'Streaming LLM Agent',
       description: 'Answers token by token as artifact chunks, like a language model; cancel stops it at once.',
       version: '1.0.0',
-      skills: [{ id: 'chat', name: 'Chat', description: 'Streams an answer to any prompt', tags: ['llm', 'streaming'], examples: ['hello'] }],
+      skills: [
+        { id: 'chat', name: 'Chat', description: 'Streams an answer to any prompt', tags: ['llm', 'streaming'], examples: ['hello'] },
+      ],
     },
     // Without `streaming` the server refuses message/stream; the agent itself needs no other change.
     capabilities: { streaming: true, pushNotifications: true },
