@@ -79,13 +79,14 @@ describe('streaming LLM agent', () => {
       expect(answer.status.state).toBe('canceled');
       expect(Date.now() - started).toBeLessThan(1500);
 
-      // The stream ends with the canceled status; at most the chunk already in flight when the
-      // cancel was sent follows it, and what arrived is a prefix of the answer.
+      // The stream ends with the canceled status. Only tokens already on their way while the
+      // cancel request travelled follow the third chunk (one per 50 ms; a little slack for a busy
+      // machine), far from the ~45 of the whole answer; what arrived is a prefix of the answer.
       const last = events.at(-1);
       expect(last?.kind === 'status-update' && last.final && last.status.state).toBe('canceled');
       const chunks = chunksOf(events);
       expect(chunks.length).toBeGreaterThanOrEqual(chunksAtCancel);
-      expect(chunks.length).toBeLessThanOrEqual(chunksAtCancel + 1);
+      expect(chunks.length).toBeLessThanOrEqual(chunksAtCancel + 3);
       const streamed = chunks.map((c) => textOf(c.artifact.parts)).join('');
       expect(answerFor('a long answer please').startsWith(streamed)).toBe(true);
 
