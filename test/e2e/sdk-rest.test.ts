@@ -187,7 +187,9 @@ describe('@a2a-js/sdk 0.3.14 REST transport against a2actor (proto dialect)', ()
       // Credentials are write-only: the server leaves them out, the SDK reads that as ''.
       const readBack = { ...config, authentication: { schemes: ['Bearer'], credentials: '' } };
       expect(set).toEqual({ taskId: task.id, pushNotificationConfig: readBack });
-      const got = await sdk.getTaskPushNotificationConfig({ id: task.id, pushNotificationConfigId: 'hook-1' });
+      // In a variable: the SDK's params type is a union the literal's extra key does not fit at once.
+      const hook1 = { id: task.id, pushNotificationConfigId: 'hook-1' };
+      const got = await sdk.getTaskPushNotificationConfig(hook1);
       expect(got).toEqual({ taskId: task.id, pushNotificationConfig: readBack });
 
       await sdk.setTaskPushNotificationConfig({ taskId: task.id, pushNotificationConfig: { id: 'hook-2', url: rx.url } });
@@ -197,11 +199,9 @@ describe('@a2a-js/sdk 0.3.14 REST transport against a2actor (proto dialect)', ()
         [task.id, 'hook-2'],
       ]);
 
-      await sdk.deleteTaskPushNotificationConfig({ id: task.id, pushNotificationConfigId: 'hook-1' });
+      await sdk.deleteTaskPushNotificationConfig(hook1);
       expect((await sdk.listTaskPushNotificationConfig({ id: task.id })).map((c) => c.pushNotificationConfig.id)).toEqual(['hook-2']);
-      await expect(sdk.getTaskPushNotificationConfig({ id: task.id, pushNotificationConfigId: 'hook-1' })).rejects.toBeInstanceOf(
-        TaskNotFoundError,
-      );
+      await expect(sdk.getTaskPushNotificationConfig(hook1)).rejects.toBeInstanceOf(TaskNotFoundError);
       await expect(sdk.listTaskPushNotificationConfig({ id: 'no-such-task' })).rejects.toBeInstanceOf(TaskNotFoundError);
 
       // The follow-up's transitions reach the remaining webhook.
