@@ -43,6 +43,13 @@ export const SettingsSchema = z.object({
   inspectUrl: z.url({ protocol: /^wss?$/ }).default('ws://127.0.0.1:8081'),
   logLevel: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   preferredTransport: z.enum(['JSONRPC', 'HTTP+JSON']).default('JSONRPC'),
+  /**
+   * The shapes REST answers in: `a2a`, the spec's bare A2A objects, or `proto`, the v0.3 proto's
+   * JSON (`{"task": …}`, `TASK_STATE_*`), which the official SDK's REST transport reads.
+   */
+  restDialect: z
+    .enum(['a2a', 'proto'], { error: 'use "a2a" (the spec\'s JSON) or "proto" (proto-JSON, for proto-based REST clients)' })
+    .default('a2a'),
   /** Capability switches: can only turn off what the agent declares. */
   streaming: bool.default(true),
   pushNotifications: bool.default(true),

@@ -182,7 +182,7 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
       events: () => Promise.all([coordinator.ping(), events.ping?.()]).then(() => undefined),
     },
   });
-  const router = createRouter(ops, logger, { maxJsonDepth: settings.maxJsonDepth }, gate);
+  const router = createRouter(ops, logger, { maxJsonDepth: settings.maxJsonDepth, restDialect: settings.restDialect }, gate);
 
   const { recovered } = await service.init();
   const httpOptions: HttpOptions = {

@@ -8,7 +8,9 @@ import type { Caller, Operation } from '../auth/types.js';
 import type { Logger } from '../log.js';
 import { a2aError, shown } from '../a2a/errors.js';
 import type { Operations } from './operations.js';
+import type { TaskFeed } from '../runtime/task-feed.js';
 import { json, restError, toA2AError, type Reply } from './reply.js';
+import { REST_DIALECTS, type RestDialect, type RestDialectName } from './rest-dialect.js';
 import { camel, normalizeRestPushBody, normalizeRestSendBody } from './rest-input.js';
 
 export interface RestRequest {
@@ -40,15 +42,19 @@ function queryParams(query: URLSearchParams): Record<string, unknown> {
   return out;
 }
 
-type Route = (req: RestRequest, ops: Operations, match: { id: string; configId: string }) => Promise<Reply>;
+type Route = (req: RestRequest, ops: Operations, match: { id: string; configId: string }, shape: RestDialect) => Promise<Reply>;
 
-const ok = async (value: Promise<unknown>): Promise<Reply> => json(200, await value);
+/** 200 with the value in the dialect's shape (`as` is the dialect's serializer for it). */
+const ok = async <T>(value: Promise<T>, as: (v: T) => unknown): Promise<Reply> => json(200, as(await value));
 
-const stream = async (feed: Promise<import('../runtime/task-feed.js').TaskFeed>): Promise<Reply> => ({
+const stream = async (feed: Promise<TaskFeed>, shape: RestDialect): Promise<Reply> => ({
   kind: 'stream',
   feed: await feed,
-  frame: (event) => JSON.stringify(event),
+  frame: shape.frame,
 });
+
+/** A send body as A2A JSON, with the dialect's defaults. */
+const sendParams = (r: RestRequest, shape: RestDialect): unknown => shape.sendDefaults(normalizeRestSendBody(r.body));
 
 /**
  * Segment-wise routing table: `{id}` and `{configId}` capture; `:verb` suffixes are exact.
@@ -59,52 +65,62 @@ const ROUTES: { method: string; pattern: string[]; op?: Operation; run: Route }[
     method: 'POST',
     pattern: ['message:send'],
     op: 'message/send',
-    run: (r, ops) => ok(ops.sendMessage(normalizeRestSendBody(r.body), r.caller)),
+    run: (r, ops, _m, shape) => ok(ops.sendMessage(sendParams(r, shape), r.caller), shape.sendResult),
   },
   {
     method: 'POST',
     pattern: ['message:stream'],
     op: 'message/stream',
-    run: (r, ops) => stream(ops.streamMessage(normalizeRestSendBody(r.body), r.caller)),
+    run: (r, ops, _m, shape) => stream(ops.streamMessage(sendParams(r, shape), r.caller), shape),
   },
-  { method: 'GET', pattern: ['tasks'], op: 'tasks/list', run: (r, ops) => ok(ops.listTasks(queryParams(r.query), r.caller)) },
+  {
+    method: 'GET',
+    pattern: ['tasks'],
+    op: 'tasks/list',
+    run: (r, ops, _m, shape) => ok(ops.listTasks(queryParams(r.query), r.caller), shape.tasks),
+  },
   {
     method: 'GET',
     pattern: ['tasks', '{id}'],
     op: 'tasks/get',
-    run: (r, ops, m) => ok(ops.getTask({ ...queryParams(r.query), id: m.id }, r.caller)),
+    run: (r, ops, m, shape) => ok(ops.getTask({ ...queryParams(r.query), id: m.id }, r.caller), shape.task),
   },
-  { method: 'POST', pattern: ['tasks', '{id}:cancel'], op: 'tasks/cancel', run: (r, ops, m) => ok(ops.cancelTask({ id: m.id }, r.caller)) },
+  {
+    method: 'POST',
+    pattern: ['tasks', '{id}:cancel'],
+    op: 'tasks/cancel',
+    run: (r, ops, m, shape) => ok(ops.cancelTask({ id: m.id }, r.caller), shape.task),
+  },
   {
     method: 'POST',
     pattern: ['tasks', '{id}:subscribe'],
     op: 'tasks/resubscribe',
-    run: (r, ops, m) => stream(ops.resubscribe({ id: m.id }, r.lastEventId, r.caller)),
+    run: (r, ops, m, shape) => stream(ops.resubscribe({ id: m.id }, r.lastEventId, r.caller), shape),
   },
   // v0.3's proto and reference SDK subscribe with GET (wire reference §6 #12).
   {
     method: 'GET',
     pattern: ['tasks', '{id}:subscribe'],
     op: 'tasks/resubscribe',
-    run: (r, ops, m) => stream(ops.resubscribe({ id: m.id }, r.lastEventId, r.caller)),
+    run: (r, ops, m, shape) => stream(ops.resubscribe({ id: m.id }, r.lastEventId, r.caller), shape),
   },
   {
     method: 'POST',
     pattern: ['tasks', '{id}', 'pushNotificationConfigs'],
     op: 'tasks/pushNotificationConfig/set',
-    run: (r, ops, m) => ok(ops.createPushConfig(m.id, normalizeRestPushBody(r.body), r.caller)),
+    run: (r, ops, m, shape) => ok(ops.createPushConfig(m.id, normalizeRestPushBody(r.body), r.caller), shape.pushConfig),
   },
   {
     method: 'GET',
     pattern: ['tasks', '{id}', 'pushNotificationConfigs'],
     op: 'tasks/pushNotificationConfig/list',
-    run: (r, ops, m) => ok(ops.listPushConfigs({ id: m.id }, r.caller)),
+    run: (r, ops, m, shape) => ok(ops.listPushConfigs({ id: m.id }, r.caller), shape.pushConfigs),
   },
   {
     method: 'GET',
     pattern: ['tasks', '{id}', 'pushNotificationConfigs', '{configId}'],
     op: 'tasks/pushNotificationConfig/get',
-    run: (r, ops, m) => ok(ops.getPushConfig({ id: m.id, pushNotificationConfigId: m.configId }, r.caller)),
+    run: (r, ops, m, shape) => ok(ops.getPushConfig({ id: m.id, pushNotificationConfigId: m.configId }, r.caller), shape.pushConfig),
   },
   {
     method: 'DELETE',
@@ -119,7 +135,7 @@ const ROUTES: { method: string; pattern: string[]; op?: Operation; run: Route }[
     method: 'GET',
     pattern: ['card'],
     op: 'agent/getAuthenticatedExtendedCard',
-    run: (r, ops) => ok(ops.extendedCard(r.request, r.baseUrl)),
+    run: (r, ops, _m, shape) => ok(ops.extendedCard(r.request, r.baseUrl), shape.card),
   },
   { method: 'GET', pattern: ['health'], run: async (_r, ops) => json(200, ops.health()) },
   {
@@ -156,7 +172,8 @@ function match(pattern: string[], segments: string[]): { id: string; configId: s
 /** Paths under /v1 that stay public with auth on (load balancers probe them). */
 export const PUBLIC_REST_PATHS: ReadonlySet<string> = new Set(['/v1/health', '/v1/health/ready']);
 
-export function createRestHandler(ops: Operations, logger: Logger, gate?: AuthGate) {
+export function createRestHandler(ops: Operations, logger: Logger, gate?: AuthGate, dialect: RestDialectName = 'a2a') {
+  const shape = REST_DIALECTS[dialect];
   return {
     /** Handles a path under /v1/ (the prefix already removed), or answers 404/405. */
     async handle(req: RestRequest, segments: string[]): Promise<Reply> {
@@ -170,7 +187,7 @@ export function createRestHandler(ops: Operations, logger: Logger, gate?: AuthGa
         }
         try {
           if (gate && route.op && req.caller) await gate.authorize(req.caller, route.op, req.request);
-          return await route.run(req, ops, m);
+          return await route.run(req, ops, m, shape);
         } catch (err) {
           return restError(toA2AError(err, logger, `${req.method} ${req.path}`));
         }

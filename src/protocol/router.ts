@@ -13,6 +13,7 @@ import { createJsonRpcHandler, jsonRpcErrorReply } from './jsonrpc.js';
 import type { Operations } from './operations.js';
 import { restError, toA2AError, type Reply } from './reply.js';
 import { createRestHandler, PUBLIC_REST_PATHS, segmentsOf } from './rest.js';
+import type { RestDialectName } from './rest-dialect.js';
 import { versionError } from './version.js';
 
 export interface ProtocolRequest {
@@ -34,6 +35,8 @@ const JSON_MEDIA_TYPE = /^\s*application\/(?:[\w.!#$&^-]+\+)?json\s*(?:;|$)/i;
 export interface RouterLimits {
   /** Levels free-form JSON (metadata, data parts) may nest (SERVICE_MAX_JSON_DEPTH). */
   maxJsonDepth: number;
+  /** The shapes REST answers in (SERVICE_REST_DIALECT); default `a2a`. */
+  restDialect?: RestDialectName;
 }
 
 type ParsedBody = { ok: true; value: unknown } | { ok: false; error: A2AError };
@@ -89,7 +92,7 @@ export function earlyErrorReply(method: string, path: string, err: A2AError): Re
 
 export function createRouter(ops: Operations, logger: Logger, limits: RouterLimits = { maxJsonDepth: 64 }, gate?: AuthGate): Router {
   const rpc = createJsonRpcHandler(ops, logger, gate);
-  const rest = createRestHandler(ops, logger, gate);
+  const rest = createRestHandler(ops, logger, gate, limits.restDialect);
 
   /** With auth on: the caller of an A2A request, or the 401/503 it is answered with. */
   const authenticate = (gate: AuthGate, incoming: IncomingRequest): Caller | A2AError | Promise<Caller | A2AError> => {
