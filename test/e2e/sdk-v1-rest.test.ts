@@ -2,8 +2,8 @@
  * The newest official client, @a2a-js/sdk 1.3.0 (installed as `a2a-sdk-v1`), in its documented
  * v0.3 compatibility mode (`legacyCompat: { enabled: true }`) over HTTP+JSON, against our server
  * with SERVICE_REST_DIALECT=proto. Its LegacyRestTransport sends `A2A-Version: 0.3` and reads
- * proto-JSON. Its card resolver announces `A2A-Version: 1.0`, which the router still refuses:
- * the card is fetched by hand and given to `createFromAgentCard` (the resolver normalizes it).
+ * proto-JSON. Its card resolver announces `A2A-Version: 1.0`, which the discovery card answers
+ * whatever the header says, so `createFromUrl` is used unchanged.
  */
 import { randomUUID } from 'node:crypto';
 import { Role, TaskState, type Message, type Task } from 'a2a-sdk-v1';
@@ -68,14 +68,12 @@ describe('@a2a-js/sdk 1.3.0 (v0.3 compatibility mode) REST transport against a2a
       seen.push({ line: `${init?.method ?? 'GET'} ${decodeURIComponent(url.pathname)}`, version: headers['A2A-Version'] });
       return fetch(input, init);
     };
-    const card = await (await fetch(`${server.url}/.well-known/agent-card.json`)).json();
     const factory = new ClientFactory({
       transports: [new RestTransportFactory({ fetchImpl, legacyCompat: { enabled: true } })],
       preferredTransports: ['HTTP+JSON'],
       cardResolver: new DefaultAgentCardResolver({ fetchImpl, legacyCompat: { enabled: true } }),
     });
-    // A v0.3 card, not the 1.0 type: the resolver given above translates it (legacyCompat).
-    sdk = await factory.createFromAgentCard(card as Parameters<ClientFactory['createFromAgentCard']>[0]);
+    sdk = await factory.createFromUrl(server.url);
   });
   beforeEach(() => {
     seen.length = 0;
