@@ -22,6 +22,8 @@ export interface RestRequest {
   caller: Caller | undefined;
   baseUrl: string;
   lastEventId: string | undefined;
+  /** The extensions the request activated (X-A2A-Extensions). */
+  extensions: readonly string[];
 }
 
 /** Query strings carry text; these keys are numbers or booleans in the params schemas. */
@@ -59,13 +61,13 @@ const ROUTES: { method: string; pattern: string[]; op?: Operation; run: Route }[
     method: 'POST',
     pattern: ['message:send'],
     op: 'message/send',
-    run: (r, ops) => ok(ops.sendMessage(normalizeRestSendBody(r.body), r.caller)),
+    run: (r, ops) => ok(ops.sendMessage(normalizeRestSendBody(r.body), r.caller, r.extensions)),
   },
   {
     method: 'POST',
     pattern: ['message:stream'],
     op: 'message/stream',
-    run: (r, ops) => stream(ops.streamMessage(normalizeRestSendBody(r.body), r.caller)),
+    run: (r, ops) => stream(ops.streamMessage(normalizeRestSendBody(r.body), r.caller, r.extensions)),
   },
   { method: 'GET', pattern: ['tasks'], op: 'tasks/list', run: (r, ops) => ok(ops.listTasks(queryParams(r.query), r.caller)) },
   {
@@ -170,6 +172,7 @@ export function createRestHandler(ops: Operations, logger: Logger, gate?: AuthGa
         }
         try {
           if (gate && route.op && req.caller) await gate.authorize(req.caller, route.op, req.request);
+          if (route.op) ops.requireExtensions(route.op, req.extensions);
           return await route.run(req, ops, m);
         } catch (err) {
           return restError(toA2AError(err, logger, `${req.method} ${req.path}`));
