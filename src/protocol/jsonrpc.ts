@@ -84,10 +84,15 @@ export function createJsonRpcHandler(ops: Operations, logger: Logger, gate?: Aut
   const authorize = (operation: Operation, ctx: RpcContext): Promise<void> | undefined =>
     gate && ctx.caller ? gate.authorize(ctx.caller, operation, ctx.request) : undefined;
 
-  /** Authorized (403 otherwise), then every required extension activated (-32008 otherwise). */
-  const admit = async (operation: Operation, ctx: RpcContext): Promise<void> => {
-    await authorize(operation, ctx);
+  /**
+   * Authorized (403 otherwise), then every required extension activated (-32008 otherwise).
+   * Not async: without auth it makes no promise (it throws, inside the caller's try, instead).
+   */
+  const admit = (operation: Operation, ctx: RpcContext): Promise<void> | undefined => {
+    const authorized = authorize(operation, ctx);
+    if (authorized) return authorized.then(() => ops.requireExtensions(operation, ctx.extensions));
     ops.requireExtensions(operation, ctx.extensions);
+    return undefined;
   };
 
   /** The id of a request body, when it has a usable one (for errors found early). */

@@ -7,7 +7,7 @@ import type { AgentContext, ArtifactChunk, Content } from '../agent.js';
 import type { Message, Part } from '../a2a/schemas.js';
 import { a2aError } from '../a2a/errors.js';
 import type { LiveTask, RuntimeTaskEvent } from './live-task.js';
-import { outputFilter, refusedType } from './output-modes.js';
+import { outputFilter, refusedType, type AcceptsMime } from './output-modes.js';
 import { agentMessage, partsOf, textOf } from './task-views.js';
 
 export interface AgentContextDriver {
@@ -43,27 +43,28 @@ function assertSerializable(where: string, parts: readonly Part[], metadata?: un
 
 const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 
+/**
+ * Refuses output the client did not accept (output-modes.ts has the rule and why): the call
+ * throws and nothing is emitted. `fail` and `reject` are not checked: a failure's reason must
+ * always get through, and refusing it would only end in another (text) failure.
+ */
+function assertAcceptedParts(live: LiveTask, accepts: AcceptsMime, where: string, parts: readonly Part[]): void {
+  const refused = refusedType(accepts, parts);
+  if (refused === undefined) return;
+  const modes = live.acceptedOutputModes;
+  throw a2aError('outputNotAccepted', `${where} has a ${refused} part, and the client accepts only ${modes.join(', ')}`, {
+    mimeType: refused,
+    acceptedOutputModes: modes,
+  });
+}
+
 export function createAgentContext(live: LiveTask, driver: AgentContextDriver): AgentContext {
   const { task } = live;
   const message = live.turnMessage;
   const accepts = outputFilter(live.acceptedOutputModes);
-  /**
-   * Refuses output the client did not accept (output-modes.ts has the rule and why): the call
-   * throws and nothing is emitted. `fail` and `reject` are not checked: a failure's reason must
-   * always get through, and refusing it would only end in another (text) failure.
-   */
-  const assertAccepted = (where: string, parts: readonly Part[]): void => {
-    const refused = refusedType(accepts, parts);
-    if (refused === undefined) return;
-    throw a2aError(
-      'outputNotAccepted',
-      `${where} has a ${refused} part, and the client accepts only ${live.acceptedOutputModes.join(', ')}`,
-      { mimeType: refused, acceptedOutputModes: live.acceptedOutputModes },
-    );
-  };
   const say = (content: Content, where?: string) => {
     const msg = agentMessage(content, task.id, task.contextId);
-    if (where !== undefined) assertAccepted(where, msg.parts);
+    if (where !== undefined) assertAcceptedParts(live, accepts, where, msg.parts);
     if (typeof content !== 'string') assertSerializable('agent message', msg.parts, msg.metadata);
     return msg;
   };
@@ -90,7 +91,7 @@ export function createAgentContext(live: LiveTask, driver: AgentContextDriver): 
       driver.agentEvent(live, { type: 'STATUS', message: content === undefined ? undefined : say(content, 'status') });
     },
     artifact(chunk) {
-      assertAccepted('artifact', chunk.parts);
+      assertAcceptedParts(live, accepts, 'artifact', chunk.parts);
       assertSerializable('artifact', chunk.parts, chunk.metadata);
       driver.agentEvent(live, { type: 'ARTIFACT', artifact: chunk });
     },
@@ -100,7 +101,7 @@ export function createAgentContext(live: LiveTask, driver: AgentContextDriver): 
         return;
       }
       const parts = partsOf(content);
-      assertAccepted('complete', parts);
+      assertAcceptedParts(live, accepts, 'complete', parts);
       const artifact: ArtifactChunk = { artifactId: 'final-answer', parts, lastChunk: true };
       if (typeof content !== 'string' && !Array.isArray(content)) {
         if (content.metadata !== undefined) artifact.metadata = content.metadata;
