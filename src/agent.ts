@@ -18,10 +18,26 @@ export interface AgentSkill {
   security?: SecurityRequirement[];
 }
 
+/**
+ * An extension the agent supports (wire reference §1.8, §4.3). Clients activate it per request
+ * with the `X-A2A-Extensions` header; a `required` one must be activated on every A2A call.
+ */
+export interface AgentExtension {
+  /** Identifies the extension; no whitespace or commas (it travels in a comma-separated header). */
+  uri: string;
+  description?: string;
+  /** Every A2A request must activate it (refused with -32008 otherwise). Default false. */
+  required?: boolean;
+  /** Extension-specific configuration, published in the card as it is. */
+  params?: Record<string, unknown>;
+}
+
 export interface AgentCapabilities {
   streaming?: boolean;
   pushNotifications?: boolean;
   stateTransitionHistory?: boolean;
+  /** Served as the card's `capabilities.extensions`. */
+  extensions?: AgentExtension[];
 }
 
 export interface AgentProvider {
@@ -72,11 +88,24 @@ export interface ArtifactChunk {
   description?: string;
   append?: boolean;
   lastChunk?: boolean;
+  /** Extension data, keyed by extension-specific names. */
   metadata?: Record<string, unknown>;
+  /** URIs of the extensions this artifact uses. */
+  extensions?: string[];
 }
 
-/** Text, or a list of parts. */
-export type Content = string | Part[];
+/** Parts with message-level extension data (`metadata`) and the extensions they use. */
+export interface MessageContent {
+  parts: Part[];
+  metadata?: Record<string, unknown>;
+  extensions?: string[];
+}
+
+/**
+ * Text, a list of parts, or parts with `metadata`/`extensions` (which then go on the agent's
+ * message, or on the `final-answer` artifact for `complete`).
+ */
+export type Content = string | Part[] | MessageContent;
 
 /** What a handler gets for one turn of a task. */
 export interface AgentContext {
@@ -97,6 +126,22 @@ export interface AgentContext {
   readonly principal: Principal | undefined;
   /** The request headers `auth.exposeHeaders` names (lower-case), from this turn's request. */
   readonly headers: Readonly<Record<string, string>>;
+  /**
+   * The extensions this turn's request activated (`X-A2A-Extensions`), among those the agent
+   * declares; empty when none. Extension data goes in `metadata` of what the handler emits.
+   */
+  readonly extensions: readonly string[];
+  /**
+   * `configuration.acceptedOutputModes` of this turn's request: the MIME types the client takes
+   * in parts of artifacts and messages. Empty means anything.
+   */
+  readonly acceptedOutputModes: readonly string[];
+  /**
+   * Whether the client accepts a part of this MIME type (`text/*`, `*\/*` wildcards honoured;
+   * a text part is `text/plain`, a data part `application/json`). Emitting a part it does not
+   * accept throws ContentTypeNotSupportedError (-32005): convert it, or the task fails.
+   */
+  accepts(mimeType: string): boolean;
   /** Fires when a client cancels the task. Stop work and return. */
   readonly signal: AbortSignal;
   /** An intermediate status (working -> working), optionally with a message. */

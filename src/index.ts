@@ -6,11 +6,13 @@ export type {
   AgentCardInfo,
   AgentContext,
   AgentDefinition,
+  AgentExtension,
   AgentHandler,
   AgentSkill,
   ArtifactChunk,
   Content,
   ExtendedCardProvider,
+  MessageContent,
   IncomingRequest,
   Transport,
 } from './agent.js';

@@ -11,6 +11,7 @@ import { nodeHandler, type NodeRequestHandler } from './http/node-server.js';
 import { setupDebug } from './debug/index.js';
 import { checkSkillSecurity, createAuthGate } from './auth/gate.js';
 import { createLogger, type Logger } from './log.js';
+import { cardExtensions, checkExtensions } from './protocol/extensions.js';
 import { createOperations } from './protocol/operations.js';
 import { createRouter } from './protocol/router.js';
 import { PushConfigs } from './push/configs.js';
@@ -119,6 +120,7 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
   const logger = givenLogger ?? createLogger(settings.logLevel);
   // Checked before anything opens: a declaration the card could not honour stops here.
   checkSkillSecurity(agent.card.skills, agent.auth);
+  checkExtensions(agent.capabilities?.extensions);
   const gate = agent.auth ? createAuthGate(agent.auth, logger) : undefined;
   // The /chat page and the Stately inspector; an `inspector` given here wins over `inspect`.
   const debug = await setupDebug({ ...settings, inspect: settings.inspect && !inspector }, logger);
@@ -147,6 +149,7 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
     streaming: (declared.streaming ?? false) && settings.streaming,
     pushNotifications: (declared.pushNotifications ?? false) && settings.pushNotifications,
     stateTransitionHistory: declared.stateTransitionHistory ?? true,
+    ...(declared.extensions && declared.extensions.length > 0 ? { extensions: cardExtensions(declared.extensions) } : {}),
   };
 
   const service = new TaskService({

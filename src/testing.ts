@@ -32,6 +32,8 @@ export interface SendOptions {
   /** Wait for the turn to end (default true, as the protocol says). */
   blocking?: boolean;
   configuration?: Omit<MessageSendConfiguration, 'blocking'>;
+  /** Extensions to activate (sent as the `X-A2A-Extensions` header). */
+  extensions?: string[];
 }
 
 export interface AgentTestClient {
@@ -61,10 +63,12 @@ export async function testAgent(
     if (answer.error) throw new A2ARequestError(answer.error.code, answer.error.message, answer.error.data);
     return answer.result;
   };
-  const call = async (method: string, params: unknown): Promise<unknown> => {
+  const extensionHeader = (opts: SendOptions): Record<string, string> =>
+    opts.extensions ? { 'x-a2a-extensions': opts.extensions.join(', ') } : {};
+  const call = async (method: string, params: unknown, headers: Record<string, string> = {}): Promise<unknown> => {
     const res = await fetch(`${server.url}/`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', ...headers },
       body: body(method, params),
     });
     return answerOf((await res.json()) as RpcAnswer);
@@ -84,11 +88,11 @@ export async function testAgent(
   return {
     url: server.url,
     server,
-    send: async (content, opts = {}) => (await call('message/send', sendParams(content, opts))) as Task | Message,
+    send: async (content, opts = {}) => (await call('message/send', sendParams(content, opts), extensionHeader(opts))) as Task | Message,
     async stream(content, opts = {}) {
       const res = await fetch(`${server.url}/`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+        headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...extensionHeader(opts) },
         body: body('message/stream', sendParams(content, opts)),
       });
       const text = await res.text();

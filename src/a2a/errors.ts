@@ -26,6 +26,8 @@ export const ERRORS = {
   malformedHttp: entry('malformedHttp', -32600, 'InvalidRequestError', 'Malformed HTTP request'),
   /** A2A bodies are JSON; anything else could be a cross-site form post (no CORS preflight). */
   unsupportedMediaType: entry('unsupportedMediaType', -32005, 'ContentTypeNotSupportedError', 'Incompatible content types'),
+  /** A part the agent emitted of a type the request's acceptedOutputModes leave out (fails the task). */
+  outputNotAccepted: entry('outputNotAccepted', -32005, 'ContentTypeNotSupportedError', 'Incompatible content types: content type not supported'),
   methodNotFound: entry('methodNotFound', -32601, 'MethodNotFoundError', 'Method not found'),
   invalidParams: entry('invalidParams', -32602, 'InvalidParamsError', 'Invalid parameters'),
   contextMismatch: entry('contextMismatch', -32602, 'InvalidParamsError', 'Context mismatch: the message contextId differs from the task'),
@@ -45,6 +47,8 @@ export const ERRORS = {
   taskTerminal: entry('taskTerminal', -32004, 'UnsupportedOperationError', 'This operation is not supported: the task is in a terminal state'),
   subscribeTerminal: entry('subscribeTerminal', -32004, 'UnsupportedOperationError', 'This operation is not supported: cannot subscribe to a task in a terminal state'),
   extendedCardNotConfigured: entry('extendedCardNotConfigured', -32007, 'AuthenticatedExtendedCardNotConfiguredError', 'Authenticated Extended Card is not configured'),
+  /** A2A 1.0's code (wire reference §2.4); v0.3 names no code for a required extension left out. */
+  extensionRequired: entry('extensionRequired', -32008, 'ExtensionSupportRequiredError', 'Extension support required'),
   versionNotSupported: entry('versionNotSupported', -32009, 'VersionNotSupportedError', 'Protocol version not supported'),
 } as const satisfies Record<string, ErrorEntry>;
 

@@ -139,6 +139,11 @@ function endHead(res: WireResponse, length: number, close: boolean): void {
   else res.endWithoutBody();
 }
 
+/** A reply's own headers (WWW-Authenticate, X-A2A-Extensions), on any kind of answer. */
+function writeReplyHeaders(res: WireResponse, headers: Readonly<Record<string, string>> | undefined): void {
+  if (headers) for (const name in headers) res.writeHeader(name, headers[name] as string);
+}
+
 /** The request handling both front ends share; `streams` are the open SSE answers. */
 export function createExchange(opts: ExchangeOptions, fallbackHost: string) {
   const streams = new Set<SseWriter>();
@@ -148,6 +153,7 @@ export function createExchange(opts: ExchangeOptions, fallbackHost: string) {
   const writeSimple = (res: WireResponse, head: boolean, reply: Extract<Reply, { kind: 'json' | 'empty' }>, close = false): void => {
     res.cork(() => {
       res.writeStatus(statusLine(reply.status)).writeHeader('X-Content-Type-Options', 'nosniff');
+      writeReplyHeaders(res, reply.headers);
       if (reply.kind === 'empty') {
         // No Content-Length on a 204 (RFC 9110 §8.6): only the bare call leaves it out.
         if (close) res.endWithoutBody(0, true);
@@ -155,8 +161,6 @@ export function createExchange(opts: ExchangeOptions, fallbackHost: string) {
         return;
       }
       res.writeHeader('Content-Type', 'application/json');
-      const headers = reply.headers;
-      if (headers) for (const name in headers) res.writeHeader(name, headers[name] as string);
       if (head) endHead(res, Buffer.byteLength(reply.body), close);
       else res.end(reply.body, close);
     });
@@ -180,15 +184,16 @@ export function createExchange(opts: ExchangeOptions, fallbackHost: string) {
           .writeStatus('200 OK')
           .writeHeader('X-Content-Type-Options', 'nosniff')
           .writeHeader('Content-Type', 'text/event-stream')
-          .writeHeader('Cache-Control', 'no-cache')
-          .endWithoutBody();
+          .writeHeader('Cache-Control', 'no-cache');
+        writeReplyHeaders(res, reply.headers);
+        res.endWithoutBody();
       });
       return;
     }
     const writer = new SseWriter(res, opts.sse, heartbeat, opts.logger, () => streams.delete(writer));
     state.onAbort = () => writer.clientGone();
-    if (reply.kind === 'stream-error') writer.single(reply.data);
-    else writer.run(reply.feed, reply.frame);
+    if (reply.kind === 'stream-error') writer.single(reply.data, reply.headers);
+    else writer.run(reply.feed, reply.frame, reply.headers);
     // Counted as open only once it really streams: a stream that ended (or failed) while it
     // started has already left, and must not be added back.
     if (writer.isOpen) streams.add(writer);

@@ -97,7 +97,8 @@ export class SseWriter {
     private readonly onDone: () => void,
   ) {}
 
-  private open(): void {
+  /** `headers`: the reply's own (X-A2A-Extensions), besides the stream's. */
+  private open(headers: Readonly<Record<string, string>> | undefined): void {
     this.res.cork(() => {
       this.res
         .writeStatus('200 OK')
@@ -105,11 +106,12 @@ export class SseWriter {
         .writeHeader('Cache-Control', 'no-cache')
         .writeHeader('Connection', 'keep-alive')
         .writeHeader('X-Accel-Buffering', 'no')
-        .writeHeader('X-Content-Type-Options', 'nosniff')
-        // uWS completes the headers only with the first body bytes: without this, a client
-        // whose stream has nothing to say yet (a subscriber of a paused task, a turn that has
-        // not started) would not even see the 200 until the first heartbeat.
-        .write(PING);
+        .writeHeader('X-Content-Type-Options', 'nosniff');
+      if (headers) for (const name in headers) this.res.writeHeader(name, headers[name] as string);
+      // uWS completes the headers only with the first body bytes: without this, a client
+      // whose stream has nothing to say yet (a subscriber of a paused task, a turn that has
+      // not started) would not even see the 200 until the first heartbeat.
+      this.res.write(PING);
     });
     this.res.onWritable(() => {
       if (this.blocked) this.pump(PROBE);
@@ -119,9 +121,9 @@ export class SseWriter {
   }
 
   /** Streams a feed until its final event or until either side goes away. */
-  run(feed: TaskFeed, frame: (event: StreamEvent) => string): void {
+  run(feed: TaskFeed, frame: (event: StreamEvent) => string, headers?: Readonly<Record<string, string>>): void {
     this.taskId = feed.taskId;
-    this.open();
+    this.open(headers);
     try {
       this.stopFeed = feed.start({
         event: (event, seq) => {
@@ -157,8 +159,8 @@ export class SseWriter {
   }
 
   /** One event, then the end (an error found once the stream was due). */
-  single(data: string): void {
-    this.open();
+  single(data: string, headers?: Readonly<Record<string, string>>): void {
+    this.open(headers);
     this.send(`data: ${data}\n\n`);
     this.endWhenSent();
   }

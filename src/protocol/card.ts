@@ -10,7 +10,8 @@ export interface CardOptions {
   agent: AgentDefinition;
   /** What the agent's `auth` enforces (absent: no security is declared). */
   security?: { securitySchemes: Record<string, SecurityScheme>; security: SecurityRequirement[] };
-  capabilities: Required<AgentCapabilities>;
+  /** Every flag decided; `extensions` only when the agent declares some. */
+  capabilities: Required<Omit<AgentCapabilities, 'extensions'>> & Pick<AgentCapabilities, 'extensions'>;
   preferredTransport: Transport;
 }
 

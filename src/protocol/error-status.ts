@@ -12,6 +12,7 @@ const STATUS: Readonly<Record<ErrorName, { rest: number; rpc?: number }>> = {
   payloadTooLarge: { rest: 413, rpc: 413 },
   malformedHttp: { rest: 400, rpc: 400 },
   unsupportedMediaType: { rest: 415, rpc: 415 },
+  outputNotAccepted: { rest: 415 },
   methodNotFound: { rest: 404 },
   invalidParams: { rest: 400 },
   contextMismatch: { rest: 400 },
@@ -31,6 +32,7 @@ const STATUS: Readonly<Record<ErrorName, { rest: number; rpc?: number }>> = {
   taskTerminal: { rest: 409 },
   subscribeTerminal: { rest: 400 },
   extendedCardNotConfigured: { rest: 404 },
+  extensionRequired: { rest: 400 },
   versionNotSupported: { rest: 400, rpc: 400 },
 };
 

@@ -23,6 +23,8 @@ interface RpcContext {
   caller: Caller | undefined;
   baseUrl: string;
   lastEventId: string | undefined;
+  /** The extensions the request activated (X-A2A-Extensions). */
+  extensions: readonly string[];
 }
 
 /** A method: the operation it is (for authorization) and what it does. */
@@ -60,7 +62,7 @@ export function createJsonRpcHandler(ops: Operations, logger: Logger, gate?: Aut
   // Maps, not object literals: a method named `constructor` or `__proto__` must find nothing.
   // Each method is named as the operation it is (what `authorize` is asked about).
   const unary = methodTable<UnaryMethod[1]>([
-    ['message/send', (p, ctx) => ops.sendMessage(p, ctx.caller)],
+    ['message/send', (p, ctx) => ops.sendMessage(p, ctx.caller, ctx.extensions)],
     ['tasks/get', (p, ctx) => ops.getTask(p, ctx.caller)],
     ['tasks/list', (p, ctx) => ops.listTasks(p, ctx.caller)],
     ['tasks/cancel', (p, ctx) => ops.cancelTask(p, ctx.caller)],
@@ -70,7 +72,7 @@ export function createJsonRpcHandler(ops: Operations, logger: Logger, gate?: Aut
     ['tasks/pushNotificationConfig/delete', (p, ctx) => ops.deletePushConfig(p, ctx.caller)],
     ['agent/getAuthenticatedExtendedCard', (_p, ctx) => ops.extendedCard(ctx.request, ctx.baseUrl)],
   ]);
-  const streamMessage: StreamMethod[1] = (p, ctx) => ops.streamMessage(p, ctx.caller);
+  const streamMessage: StreamMethod[1] = (p, ctx) => ops.streamMessage(p, ctx.caller, ctx.extensions);
   const streaming = methodTable<StreamMethod[1]>([
     ['message/stream', streamMessage],
     ['tasks/resubscribe', (p, ctx) => ops.resubscribe(p, ctx.lastEventId, ctx.caller)],
@@ -81,6 +83,17 @@ export function createJsonRpcHandler(ops: Operations, logger: Logger, gate?: Aut
   /** 403 when the agent refuses the caller this operation (a plain JSON answer, even for streams). */
   const authorize = (operation: Operation, ctx: RpcContext): Promise<void> | undefined =>
     gate && ctx.caller ? gate.authorize(ctx.caller, operation, ctx.request) : undefined;
+
+  /**
+   * Authorized (403 otherwise), then every required extension activated (-32008 otherwise).
+   * Not async: without auth it makes no promise (it throws, inside the caller's try, instead).
+   */
+  const admit = (operation: Operation, ctx: RpcContext): Promise<void> | undefined => {
+    const authorized = authorize(operation, ctx);
+    if (authorized) return authorized.then(() => ops.requireExtensions(operation, ctx.extensions));
+    ops.requireExtensions(operation, ctx.extensions);
+    return undefined;
+  };
 
   /** The id of a request body, when it has a usable one (for errors found early). */
   const idOf = (body: unknown): RpcId => (isObject(body) && isRpcId(body.id) ? body.id : null);
@@ -94,14 +107,14 @@ export function createJsonRpcHandler(ops: Operations, logger: Logger, gate?: Aut
     try {
       const stream = streaming.get(method);
       if (stream) {
-        await authorize(stream[0], ctx);
+        await admit(stream[0], ctx);
         // Nobody reads a stream of a notification: the call's effect stays, the stream goes.
         (await stream[1](params, ctx)).cancel();
         return NO_CONTENT;
       }
       const fn = unary.get(method);
       if (!fn) return rpcError(null, a2aError('methodNotFound', shown(method)));
-      await authorize(fn[0], ctx);
+      await admit(fn[0], ctx);
       await fn[1](params, ctx);
       return NO_CONTENT;
     } catch (err) {
@@ -134,6 +147,8 @@ export function createJsonRpcHandler(ops: Operations, logger: Logger, gate?: Aut
         }
         let feed: TaskFeed;
         try {
+          // A missing required extension is refused like a bad param: one SSE error event.
+          ops.requireExtensions(stream[0], ctx.extensions);
           feed = await stream[1](params, ctx);
         } catch (err) {
           const a2a = toA2AError(err, logger, method);
@@ -148,7 +163,7 @@ export function createJsonRpcHandler(ops: Operations, logger: Logger, gate?: Aut
       const fn = unary.get(method);
       if (!fn) return rpcError(id, a2aError('methodNotFound', shown(method)));
       try {
-        await authorize(fn[0], ctx);
+        await admit(fn[0], ctx);
         const result = await fn[1](params, ctx);
         return { kind: 'json', status: 200, body: envelope(id, { result }) };
       } catch (err) {

@@ -4,12 +4,13 @@
  * gates live here so REST and JSON-RPC refuse the same things with the same errors.
  */
 import type { AgentCard, IncomingRequest } from '../agent.js';
-import type { Caller } from '../auth/types.js';
+import type { Caller, Operation } from '../auth/types.js';
 import { PushConfigs } from '../push/configs.js';
 import type { TaskFeed } from '../runtime/task-feed.js';
 import { openResubscribe, openTurnFeed } from '../runtime/task-feed.js';
 import type { SendResult, TaskService } from '../runtime/task-service.js';
 import { buildCard, type CardOptions } from './card.js';
+import { createExtensionPolicy } from './extensions.js';
 import { A2AError, a2aError, ERRORS, isA2AError, shown } from '../a2a/errors.js';
 import { JsonText } from './json-text.js';
 import { formatPath, freeFormTooDeep } from './json-depth.js';
@@ -59,8 +60,13 @@ export interface Operations {
   /** The public card and its JSON for a base URL. */
   card(baseUrl: string): { card: AgentCard; json: string };
   extendedCard(request: IncomingRequest, baseUrl: string): Promise<AgentCard>;
-  sendMessage(raw: unknown, caller?: Caller): Promise<Task | Message | JsonText>;
-  streamMessage(raw: unknown, caller?: Caller): Promise<TaskFeed>;
+  /** The declared extensions a request activates (`X-A2A-Extensions`); a shared empty list when none. */
+  activateExtensions(headers: Readonly<Record<string, string>>): readonly string[];
+  /** Throws -32008 when the operation needs a required extension the request did not activate. */
+  requireExtensions(operation: Operation, activated: readonly string[]): void;
+  /** `extensions`: the ones the request activated, for the handler's `ctx.extensions`. */
+  sendMessage(raw: unknown, caller?: Caller, extensions?: readonly string[]): Promise<Task | Message | JsonText>;
+  streamMessage(raw: unknown, caller?: Caller, extensions?: readonly string[]): Promise<TaskFeed>;
   resubscribe(raw: unknown, lastEventId: string | undefined, caller?: Caller): Promise<TaskFeed>;
   getTask(raw: unknown, caller?: Caller): Promise<Task>;
   listTasks(raw: unknown, caller?: Caller): Promise<ListTasksResult>;
@@ -119,6 +125,8 @@ export function createOperations(deps: OperationsDeps): Operations {
     return params;
   };
   const caps = deps.card.capabilities;
+  // A capability gate like streaming and push: both transports refuse the same requests.
+  const extensions = createExtensionPolicy(caps.extensions);
   const cardCache = new Map<string, { card: AgentCard; json: string }>();
 
   const requirePush = () => {
@@ -160,14 +168,17 @@ export function createOperations(deps: OperationsDeps): Operations {
       }
     },
 
-    async sendMessage(raw: unknown, caller?: Caller): Promise<Task | Message | JsonText> {
-      return resultOf(await service.sendMessage(checkedSend(parseSendParams(tolerantSendParams(raw))), caller));
+    activateExtensions: (headers) => extensions.activate(headers),
+    requireExtensions: (operation, activated) => extensions.require(operation, activated),
+
+    async sendMessage(raw: unknown, caller?: Caller, activated?: readonly string[]): Promise<Task | Message | JsonText> {
+      return resultOf(await service.sendMessage(checkedSend(parseSendParams(tolerantSendParams(raw))), caller, activated));
     },
 
     /** message:stream. Validation and capability errors are thrown before any stream starts. */
-    async streamMessage(raw: unknown, caller?: Caller): Promise<TaskFeed> {
+    async streamMessage(raw: unknown, caller?: Caller, activated?: readonly string[]): Promise<TaskFeed> {
       requireStreaming();
-      return openTurnFeed(service, checkedSend(parseSendParams(tolerantSendParams(raw))), caller);
+      return openTurnFeed(service, checkedSend(parseSendParams(tolerantSendParams(raw))), caller, activated);
     },
 
     async resubscribe(raw: unknown, lastEventId: string | undefined, caller?: Caller): Promise<TaskFeed> {

@@ -7,17 +7,22 @@ import { toJsonText } from './json-text.js';
 import { restStatus } from './error-status.js';
 import { errorFields } from '../log.js';
 
-export type Reply =
-  | { kind: 'json'; status: number; body: string; headers?: Readonly<Record<string, string>> }
-  | { kind: 'empty'; status: number }
-  | {
-      kind: 'stream';
-      feed: TaskFeed;
-      /** Turns one event into the SSE `data:` JSON (bare object, or a JSON-RPC envelope). */
-      frame: (event: StreamEvent) => string;
-    }
-  /** An error found after a streaming method was known: one SSE event, then the end. */
-  | { kind: 'stream-error'; data: string };
+/** Response headers beyond the ones each kind implies (WWW-Authenticate, X-A2A-Extensions). */
+type ReplyHeaders = { headers?: Readonly<Record<string, string>> };
+
+export type Reply = ReplyHeaders &
+  (
+    | { kind: 'json'; status: number; body: string }
+    | { kind: 'empty'; status: number }
+    | {
+        kind: 'stream';
+        feed: TaskFeed;
+        /** Turns one event into the SSE `data:` JSON (bare object, or a JSON-RPC envelope). */
+        frame: (event: StreamEvent) => string;
+      }
+    /** An error found after a streaming method was known: one SSE event, then the end. */
+    | { kind: 'stream-error'; data: string }
+  );
 
 export const json = (status: number, value: unknown, headers?: Record<string, string>): Reply => ({
   kind: 'json',

@@ -24,6 +24,8 @@ export interface RestRequest {
   caller: Caller | undefined;
   baseUrl: string;
   lastEventId: string | undefined;
+  /** The extensions the request activated (X-A2A-Extensions). */
+  extensions: readonly string[];
 }
 
 /** Query strings carry text; these keys are numbers or booleans in the params schemas. */
@@ -65,13 +67,13 @@ const ROUTES: { method: string; pattern: string[]; op?: Operation; run: Route }[
     method: 'POST',
     pattern: ['message:send'],
     op: 'message/send',
-    run: (r, ops, _m, shape) => ok(ops.sendMessage(sendParams(r, shape), r.caller), shape.sendResult),
+    run: (r, ops, _m, shape) => ok(ops.sendMessage(sendParams(r, shape), r.caller, r.extensions), shape.sendResult),
   },
   {
     method: 'POST',
     pattern: ['message:stream'],
     op: 'message/stream',
-    run: (r, ops, _m, shape) => stream(ops.streamMessage(sendParams(r, shape), r.caller), shape),
+    run: (r, ops, _m, shape) => stream(ops.streamMessage(sendParams(r, shape), r.caller, r.extensions), shape),
   },
   {
     method: 'GET',
@@ -187,6 +189,7 @@ export function createRestHandler(ops: Operations, logger: Logger, gate?: AuthGa
         }
         try {
           if (gate && route.op && req.caller) await gate.authorize(req.caller, route.op, req.request);
+          if (route.op) ops.requireExtensions(route.op, req.extensions);
           return await route.run(req, ops, m, shape);
         } catch (err) {
           return restError(toA2AError(err, logger, `${req.method} ${req.path}`));

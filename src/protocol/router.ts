@@ -9,6 +9,7 @@ import type { Logger } from '../log.js';
 import { isUtf8 } from 'node:buffer';
 import { a2aError, isA2AError, shown, type A2AError } from '../a2a/errors.js';
 import { bodyTooDeep, ENVELOPE_LEVELS } from './json-depth.js';
+import { withActivatedExtensions } from './extensions.js';
 import { createJsonRpcHandler, jsonRpcErrorReply } from './jsonrpc.js';
 import type { Operations } from './operations.js';
 import { restError, toA2AError, type Reply } from './reply.js';
@@ -137,7 +138,15 @@ export function createRouter(ops: Operations, logger: Logger, limits: RouterLimi
         if (isA2AError(auth)) return jsonRpcErrorReply(rpc.idOf(parsed.value), auth);
         caller = auth;
       }
-      return rpc.handle(parsed.value, { request: incoming, caller, baseUrl: req.baseUrl, lastEventId: req.headers['last-event-id'] });
+      const extensions = ops.activateExtensions(req.headers);
+      const reply = await rpc.handle(parsed.value, {
+        request: incoming,
+        caller,
+        baseUrl: req.baseUrl,
+        lastEventId: req.headers['last-event-id'],
+        extensions,
+      });
+      return withActivatedExtensions(reply, extensions, req.headers);
     }
     if (req.path.startsWith('/v1/')) {
       let caller: Caller | undefined;
@@ -150,7 +159,8 @@ export function createRouter(ops: Operations, logger: Logger, limits: RouterLimi
       if (!parsed.ok) return restError(parsed.error);
       const segments = segmentsOf(req.path.slice('/v1/'.length));
       if (!segments) return restError(a2aError('invalidRequest', 'the path is not valid percent-encoding'));
-      return rest.handle(
+      const extensions = ops.activateExtensions(req.headers);
+      const reply = await rest.handle(
         {
           method: req.method,
           path: req.path,
@@ -160,9 +170,11 @@ export function createRouter(ops: Operations, logger: Logger, limits: RouterLimi
           caller,
           baseUrl: req.baseUrl,
           lastEventId: req.headers['last-event-id'],
+          extensions,
         },
         segments,
       );
+      return withActivatedExtensions(reply, extensions, req.headers);
     }
     return restError(a2aError('methodNotFound', `no route ${req.method} ${shown(req.path)}`));
   };

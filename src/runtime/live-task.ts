@@ -9,6 +9,15 @@ import type { ArtifactChunk } from '../agent.js';
 import type { Caller } from '../auth/types.js';
 import type { Message, Task } from '../a2a/schemas.js';
 import type { MessageKey } from '../store/types.js';
+import { NO_STRINGS } from '../a2a/empty.js';
+
+/** What the request that started a turn asked for besides its message (each empty by default). */
+export interface TurnOptions {
+  /** The extensions the request activated (`X-A2A-Extensions`). */
+  extensions?: readonly string[] | undefined;
+  /** `configuration.acceptedOutputModes`. */
+  acceptedOutputModes?: readonly string[] | undefined;
+}
 
 /** The task machine as the runtime runs it: events carry our messages and artifact chunks. */
 export const defineRuntimeTaskMachine = () => defineTaskMachine<Message, ArtifactChunk>();
@@ -82,6 +91,10 @@ export class LiveTask {
   readonly owner: string | undefined;
   /** Who sent this turn's message (with auth on), for the handler's `ctx.principal`. */
   readonly caller: Caller | undefined;
+  /** The extensions this turn's request activated, for `ctx.extensions`. */
+  readonly extensions: readonly string[];
+  /** The MIME types this turn's request accepts in output (empty: any), for `ctx.accepts`. */
+  readonly acceptedOutputModes: readonly string[];
 
   /** Set when the turn has ended; late waiters get it at once. */
   private outcome: TurnOutcome | undefined;
@@ -96,9 +109,11 @@ export class LiveTask {
   constructor(
     readonly task: Task,
     message: Message,
-    opts: { firstTurn: boolean; mode: PersistMode; owner?: string | undefined; caller?: Caller | undefined },
+    opts: { firstTurn: boolean; mode: PersistMode; owner?: string | undefined; caller?: Caller | undefined; turn?: TurnOptions },
   ) {
     this.caller = opts.caller;
+    this.extensions = opts.turn?.extensions ?? NO_STRINGS;
+    this.acceptedOutputModes = opts.turn?.acceptedOutputModes ?? NO_STRINGS;
     this.owner = opts.owner ?? opts.caller?.principal.id;
     this.turnMessage = message;
     this.statusMs = Date.parse(task.status.timestamp);

@@ -74,8 +74,13 @@ async function attachCurrent(service: TaskService, taskId: string, run: FeedRun,
 }
 
 /** `message:stream`: accepts the message, then streams its turn. */
-export async function openTurnFeed(service: TaskService, params: MessageSendParams, caller?: Caller): Promise<TaskFeed> {
-  const started = await service.startTurn(params, 'stream', caller);
+export async function openTurnFeed(
+  service: TaskService,
+  params: MessageSendParams,
+  caller?: Caller,
+  extensions?: readonly string[],
+): Promise<TaskFeed> {
+  const started = await service.startTurn(params, 'stream', caller, extensions);
   if (started.kind === 'existing') {
     // The same messageId again: show the task it produced, following its turn if it still runs.
     return openResubscribe(service, started.task.id, undefined, { repeat: true, owner: caller?.principal.id });

@@ -19,7 +19,8 @@ import { LocalCoordinator, type Coordinator } from './coordinator.js';
 import type { TaskEventLog } from './event-log.js';
 import { MessageIndex } from './message-index.js';
 import { taskActorStarter, type ActorStarter } from './task-actors.js';
-import { LiveTask, type PersistMode, type TurnOutcome } from './live-task.js';
+import { LiveTask, type PersistMode, type TurnOptions, type TurnOutcome } from './live-task.js';
+import { NO_STRINGS } from '../a2a/empty.js';
 import { LiveTasks } from './live-tasks.js';
 import { isoAt } from './status-clock.js';
 import { createOwnership, type TaskOwnership } from './task-ownership.js';
@@ -58,6 +59,17 @@ export type SendResult = { kind: 'task'; task: Task; json?: string } | { kind: '
 export type StartedTurn = { kind: 'existing'; task: Task } | { kind: 'live'; live: LiveTask };
 
 const TASK_ELSEWHERE = 'the task is being continued on another replica';
+
+/**
+ * What the handler learns of the request besides its message. Nothing is built for the common
+ * request that activates no extension and accepts any output; the modes are frozen because the
+ * handler sees them as they are.
+ */
+function turnOptionsOf(params: MessageSendParams, extensions: readonly string[]): TurnOptions | undefined {
+  const modes = params.configuration?.acceptedOutputModes;
+  if (extensions.length === 0 && (modes === undefined || modes.length === 0)) return undefined;
+  return { extensions, acceptedOutputModes: modes && modes.length > 0 ? Object.freeze(modes) : NO_STRINGS };
+}
 
 /** With auth on (`owner` set), a caller's reads see only tasks it created. */
 const visibleTo = (live: LiveTask, owner: string | undefined): boolean => owner === undefined || live.owner === owner;
@@ -153,8 +165,9 @@ export class TaskService {
 
   // ---------------------------------------------------------------- message/send
 
-  async sendMessage(params: MessageSendParams, caller?: Caller): Promise<SendResult> {
-    const started = await this.startTurn(params, 'progress', caller);
+  /** `extensions`: the ones the request activated (`ctx.extensions`). */
+  async sendMessage(params: MessageSendParams, caller?: Caller, extensions: readonly string[] = NO_STRINGS): Promise<SendResult> {
+    const started = await this.startTurn(params, 'progress', caller, extensions);
     const historyLength = params.configuration?.historyLength;
     if (started.kind === 'existing') return { kind: 'task', task: taskView(started.task, { historyLength }) };
     const { live } = started;
@@ -183,14 +196,20 @@ export class TaskService {
    * Accepts a message: a new task, a follow-up on a paused one, or (same messageId again) the
    * task it already produced. The handler starts on the next microtask.
    */
-  async startTurn(params: MessageSendParams, mode: PersistMode, caller?: Caller): Promise<StartedTurn> {
+  async startTurn(
+    params: MessageSendParams,
+    mode: PersistMode,
+    caller?: Caller,
+    extensions: readonly string[] = NO_STRINGS,
+  ): Promise<StartedTurn> {
     this.assertReady();
     if (this.draining) throw a2aError('unavailable', 'the server is shutting down; try again shortly (or on another replica)');
     const message = params.message;
     const owner = caller?.principal.id;
     const scope = this.messages.scopeOf(message, owner);
     const knownTaskId = await this.messages.taskIdFor(scope, message.messageId);
-    if (message.taskId) return this.continueTask(message.taskId, params, mode, { knownTaskId, scope, caller });
+    const turn = turnOptionsOf(params, extensions);
+    if (message.taskId) return this.continueTask(message.taskId, params, mode, { knownTaskId, scope, caller, turn });
     if (knownTaskId) {
       const task = await this.findTask(knownTaskId, owner);
       if (task) return { kind: 'existing', task };
@@ -206,7 +225,7 @@ export class TaskService {
       history: [stored],
       metadata: { stateTransitions: [] },
     };
-    const live = new LiveTask(task, stored, { firstTurn: true, mode, caller });
+    const live = new LiveTask(task, stored, { firstTurn: true, mode, caller, turn });
     if (params.configuration?.pushNotificationConfig) await this.registerInlinePush(taskId, params);
     // A new id is free by construction; with replicas the lease tells the others it is taken.
     await this.ownership.claim(taskId);
@@ -224,7 +243,12 @@ export class TaskService {
     taskId: string,
     params: MessageSendParams,
     mode: PersistMode,
-    { knownTaskId, scope, caller }: { knownTaskId: string | undefined; scope: string; caller: Caller | undefined },
+    {
+      knownTaskId,
+      scope,
+      caller,
+      turn,
+    }: { knownTaskId: string | undefined; scope: string; caller: Caller | undefined; turn: TurnOptions | undefined },
   ): Promise<StartedTurn> {
     const message = params.message;
     const owner = caller?.principal.id;
@@ -253,7 +277,7 @@ export class TaskService {
     const state = task.status.state;
     const stored: Message = { ...message, taskId, contextId: task.contextId };
     (task.history ??= []).push(stored);
-    const live = new LiveTask(task, stored, { firstTurn: false, mode, caller });
+    const live = new LiveTask(task, stored, { firstTurn: false, mode, caller, turn });
     live.exposed = true;
     this.admit(live, scope, message.messageId);
     this.startActor(live, state);

@@ -4,10 +4,16 @@ import type { Content } from '../agent.js';
 import type { Artifact, Message, Part, Task, TaskStatusUpdateEvent } from '../a2a/schemas.js';
 import { isInterruptedState, isTerminalState } from '../../machines/task.machine.js';
 
-export const partsOf = (content: Content): Part[] => (typeof content === 'string' ? [{ kind: 'text', text: content }] : content);
+export const partsOf = (content: Content): Part[] =>
+  typeof content === 'string' ? [{ kind: 'text', text: content }] : Array.isArray(content) ? content : content.parts;
 
+/** An agent message; content given with `metadata`/`extensions` keeps them on the message. */
 export function agentMessage(content: Content, taskId: string, contextId: string): Message {
-  return { kind: 'message', role: 'agent', parts: partsOf(content), messageId: newId(), taskId, contextId };
+  const message: Message = { kind: 'message', role: 'agent', parts: partsOf(content), messageId: newId(), taskId, contextId };
+  if (typeof content === 'string' || Array.isArray(content)) return message;
+  if (content.extensions !== undefined) message.extensions = content.extensions;
+  if (content.metadata !== undefined) message.metadata = content.metadata;
+  return message;
 }
 
 /** The text of a message's text parts. */

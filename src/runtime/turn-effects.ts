@@ -9,6 +9,7 @@ import type { Message, StreamEvent, TaskState } from '../a2a/schemas.js';
 import { errorFields, type Logger } from '../log.js';
 import { isInterruptedState, isTerminalState } from '../../machines/task.machine.js';
 import { newId } from '../a2a/ids.js';
+import { ERRORS, isA2AError } from '../a2a/errors.js';
 import { createAgentContext, type AgentContextDriver } from './agent-context.js';
 import { EVENT_SEQ_KEY, type TaskEventLog } from './event-log.js';
 import type { LiveTask, RuntimeTaskEvent } from './live-task.js';
@@ -57,14 +58,25 @@ export class TurnEffects {
       await this.deps.agent.handler(context);
     } catch (err) {
       settled = 'AGENT_FAILED';
-      if (!live.cancelRequested) {
-        this.deps.logger.error('agent.handler_failed', { taskId, ...errorFields(err) });
-        failure = agentMessage(HANDLER_FAILED, live.id, live.task.contextId);
-      }
+      if (!live.cancelRequested) failure = this.failureOf(live, err);
     }
     // After a terminal call the machine has already left `working`: nothing to report.
     if (!live.accepts(settled)) return;
     live.actor.send(settled === 'AGENT_DONE' ? { type: settled } : { type: settled, message: failure });
+  }
+
+  /**
+   * The status message of a turn whose handler threw. A part the client did not accept
+   * (output-modes.ts) is named, so the client learns why; anything else stays private to the
+   * log, since an error's text may hold what the agent never meant to send.
+   */
+  private failureOf(live: LiveTask, err: unknown): Message {
+    if (isA2AError(err) && err.entry === ERRORS.outputNotAccepted) {
+      this.deps.logger.warn('agent.output_not_accepted', { taskId: live.id, reason: err.message });
+      return agentMessage(err.message, live.id, live.task.contextId);
+    }
+    this.deps.logger.error('agent.handler_failed', { taskId: live.id, ...errorFields(err) });
+    return agentMessage(HANDLER_FAILED, live.id, live.task.contextId);
   }
 
   private agentEvent(live: LiveTask, event: RuntimeTaskEvent): boolean {
@@ -82,6 +94,7 @@ export class TurnEffects {
       ...(chunk.name !== undefined ? { name: chunk.name } : {}),
       ...(chunk.description !== undefined ? { description: chunk.description } : {}),
       ...(chunk.metadata !== undefined ? { metadata: chunk.metadata } : {}),
+      ...(chunk.extensions !== undefined ? { extensions: chunk.extensions } : {}),
     };
     applyArtifactChunk(live.task, artifact, chunk.append === true);
     this.appendEvent(live, {

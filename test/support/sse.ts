@@ -9,6 +9,7 @@ export interface SseEvent {
 export interface SseStream {
   status: number;
   contentType: string | null;
+  headers: Headers;
   /** Every event until the server ends the stream (or `stopAfter` events were read). */
   events: Promise<SseEvent[]>;
   /** Drops the connection now (a client that vanishes). */
@@ -59,5 +60,11 @@ export async function openSse(
     }
     return out;
   };
-  return { status: res.status, contentType: res.headers.get('content-type'), events: read(), abort: () => controller.abort() };
+  return {
+    status: res.status,
+    contentType: res.headers.get('content-type'),
+    headers: res.headers,
+    events: read(),
+    abort: () => controller.abort(),
+  };
 }

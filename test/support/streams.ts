@@ -18,6 +18,7 @@ export interface StreamItem {
 export interface OpenedStream {
   status: number;
   contentType: string | null;
+  headers: Headers;
   /** Every event until the server ends the stream (or `stopAfter`). */
   items: Promise<StreamItem[]>;
   abort(): void;
@@ -56,7 +57,7 @@ async function open(
   });
   const items = sse.events.then((events) => events.map((e) => unwrap(transport, init.requestId, e)));
   // Non-SSE answers (errors before the stream) are read as JSON by the caller via `items`.
-  return { status: sse.status, contentType: sse.contentType, items, abort: sse.abort };
+  return { status: sse.status, contentType: sse.contentType, headers: sse.headers, items, abort: sse.abort };
 }
 
 /** `POST /v1/message:stream` or JSON-RPC `message/stream` (or its alias). */

@@ -24,6 +24,25 @@ describe('testAgent', () => {
     expect((await t.get(asked.id, 1)).history).toHaveLength(1);
   });
 
+  it('activates extensions and passes acceptedOutputModes', async () => {
+    const uri = 'https://example.com/ext/x/v1';
+    const agent = defineAgent({
+      card: { name: 'E', description: 'Echoes what it was asked for.', version: '1', skills: [] },
+      capabilities: { streaming: true, extensions: [{ uri, required: true }] },
+      handler: (ctx) => ctx.reply(`${ctx.extensions.join(',')} ${ctx.acceptedOutputModes.join(',')}`),
+    });
+    const e = await testAgent(agent);
+    try {
+      const reply = await e.send('hi', { extensions: [uri], configuration: { acceptedOutputModes: ['text/plain'] } });
+      expect(reply.kind === 'message' && reply.parts[0]).toEqual({ kind: 'text', text: `${uri} text/plain` });
+      const streamed = await e.stream('hi', { extensions: [uri] });
+      expect(streamed[0]?.kind).toBe('message');
+      await expect(e.send('hi')).rejects.toMatchObject({ code: -32008 });
+    } finally {
+      await e.close();
+    }
+  });
+
   it('gives a direct reply as a Message', async () => {
     const reply = await t.send('direct hello');
     expect(reply.kind).toBe('message');
