@@ -1,22 +1,19 @@
 /**
  * The agent author's API: one async handler plus the card it is described by.
  */
-import type { AgentAuth, IncomingRequest, Principal, SecurityRequirement, SecurityScheme } from './auth/types.js';
+import type { AgentAuth, IncomingRequest, Principal } from './auth/types.js';
+import type {
+  AgentCard,
+  AgentCardInfo,
+  AgentCardSignature,
+  AgentExtension,
+  AgentProvider,
+  AgentSkill,
+  TransportName,
+} from './a2a/card-schema.js';
 import type { Artifact, Message, Part, Task } from './a2a/schemas.js';
 
 export type { IncomingRequest };
-
-export interface AgentSkill {
-  id: string;
-  name: string;
-  description: string;
-  tags: string[];
-  examples?: string[];
-  inputModes?: string[];
-  outputModes?: string[];
-  /** Card `security` for this skill (OR of ANDs over the card's `securitySchemes`). */
-  security?: SecurityRequirement[];
-}
 
 export interface AgentCapabilities {
   streaming?: boolean;
@@ -24,44 +21,21 @@ export interface AgentCapabilities {
   stateTransitionHistory?: boolean;
 }
 
-export interface AgentProvider {
-  organization: string;
-  url: string;
-}
+/**
+ * The card types are inferred from the zod schemas the server checks cards with
+ * (`a2a/card-schema.ts`): `AgentCardInfo` is what the author declares (URLs, transports and the
+ * protocol version are added per request), `AgentCard` the full card as served (wire reference §1.8).
+ */
+export type { AgentCard, AgentCardInfo, AgentCardSignature, AgentExtension, AgentProvider, AgentSkill, TransportName };
 
-/** What the author declares; URLs, transports and the protocol version are added per request. */
-export interface AgentCardInfo {
-  name: string;
-  description: string;
-  version: string;
-  skills: AgentSkill[];
-  defaultInputModes?: string[];
-  defaultOutputModes?: string[];
-  provider?: AgentProvider;
-  documentationUrl?: string;
-  iconUrl?: string;
-}
-
-/** The full agent card as served (wire reference §1.8). */
-export interface AgentCard extends AgentCardInfo {
-  protocolVersion: string;
-  url: string;
-  preferredTransport: Transport;
-  additionalInterfaces: { url: string; transport: Transport }[];
-  capabilities: AgentCapabilities;
-  defaultInputModes: string[];
-  defaultOutputModes: string[];
-  supportsAuthenticatedExtendedCard: boolean;
-  /** Present only when the agent declares `auth`: the card never claims a scheme that is not enforced. */
-  securitySchemes?: Record<string, SecurityScheme>;
-  security?: SecurityRequirement[];
-}
-
+/** The transports this server serves (a card may also name `GRPC`: see TransportName). */
 export type Transport = 'JSONRPC' | 'HTTP+JSON';
 
 /**
  * Builds the authenticated extended card. Throw `unauthenticated()` (from this package) to
- * answer 401; return the card (typically the public card with more skills) otherwise.
+ * answer 401; return the card (typically the public card with more skills) otherwise. The card
+ * is checked against the A2A rules before it is served (an invalid one is logged and answered
+ * -32603) and signed when the server signs cards (any `signatures` returned are replaced).
  */
 export type ExtendedCardProvider = (request: IncomingRequest, publicCard: AgentCard) => AgentCard | Promise<AgentCard>;
 

@@ -129,7 +129,8 @@ export function createRouter(ops: Operations, logger: Logger, limits: RouterLimi
     }
     if (req.method === 'GET' && (CARD_PATHS.has(req.path) || req.path === '/')) {
       // `GET {card.url}` (our `/`) also answers the card (wire reference §4.1).
-      return { kind: 'json', status: 200, body: ops.card(req.baseUrl).json };
+      const card = ops.card(req.baseUrl);
+      return { kind: 'json', status: 200, body: (card instanceof Promise ? await card : card).json };
     }
     if (req.path.startsWith('/v1/')) {
       let caller: Caller | undefined;
