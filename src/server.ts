@@ -96,11 +96,7 @@ export interface A2AServer {
  * The card signer from the `cardSigning` option or the SERVICE_CARD_SIGNING_* settings, tried
  * once on the checked card so that a key jose cannot sign with stops the start, not a request.
  */
-async function cardSignerOf(
-  given: CardSigningOptions | undefined,
-  settings: Settings,
-  sample: AgentCard,
-): Promise<CardSigner | undefined> {
+async function cardSignerOf(given: CardSigningOptions | undefined, settings: Settings, sample: AgentCard): Promise<CardSigner | undefined> {
   const key = given?.key ?? settings.cardSigningKey;
   if (key === undefined) return undefined;
   const kid = given?.kid ?? settings.cardSigningKid;

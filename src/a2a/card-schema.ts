@@ -58,9 +58,7 @@ export const HttpSecuritySchemeSchema = z.object({
 });
 export const OAuthFlowsSchema = z
   .object({
-    authorizationCode: z
-      .object({ authorizationUrl: httpUrl, tokenUrl: httpUrl, refreshUrl: httpUrl.optional(), scopes })
-      .optional(),
+    authorizationCode: z.object({ authorizationUrl: httpUrl, tokenUrl: httpUrl, refreshUrl: httpUrl.optional(), scopes }).optional(),
     clientCredentials: z.object({ tokenUrl: httpUrl, refreshUrl: httpUrl.optional(), scopes }).optional(),
     implicit: z.object({ authorizationUrl: httpUrl, refreshUrl: httpUrl.optional(), scopes }).optional(),
     password: z.object({ tokenUrl: httpUrl, refreshUrl: httpUrl.optional(), scopes }).optional(),
@@ -161,13 +159,20 @@ export const AgentCardInfoSchema = z.object({
 export type AgentCardInfo = z.infer<typeof AgentCardInfoSchema>;
 
 /** Where each security requirement of the card names a scheme the card does not declare. */
-function checkRequirements(card: { securitySchemes?: Record<string, unknown>; security?: SecurityRequirement[]; skills: AgentSkill[] }, ctx: z.RefinementCtx): void {
+function checkRequirements(
+  card: { securitySchemes?: Record<string, unknown>; security?: SecurityRequirement[]; skills: AgentSkill[] },
+  ctx: z.RefinementCtx,
+): void {
   const declared = card.securitySchemes ?? {};
   const check = (requirements: SecurityRequirement[] | undefined, path: (string | number)[]) =>
     requirements?.forEach((requirement, i) => {
       for (const name of Object.keys(requirement)) {
         if (!Object.hasOwn(declared, name)) {
-          ctx.addIssue({ code: 'custom', path: [...path, i, name], message: `names the security scheme "${name}", which securitySchemes does not declare` });
+          ctx.addIssue({
+            code: 'custom',
+            path: [...path, i, name],
+            message: `names the security scheme "${name}", which securitySchemes does not declare`,
+          });
         }
       }
     });
@@ -176,7 +181,10 @@ function checkRequirements(card: { securitySchemes?: Record<string, unknown>; se
 }
 
 /** Two skills with one id, or two extensions with one URI, cannot be told apart by a client. */
-function checkUnique(card: { skills: AgentSkill[]; capabilities: { extensions?: AgentExtension[] | undefined } }, ctx: z.RefinementCtx): void {
+function checkUnique(
+  card: { skills: AgentSkill[]; capabilities: { extensions?: AgentExtension[] | undefined } },
+  ctx: z.RefinementCtx,
+): void {
   const seen = new Set<string>();
   card.skills.forEach((skill, i) => {
     if (seen.has(skill.id)) ctx.addIssue({ code: 'custom', path: ['skills', i, 'id'], message: `repeats the skill id "${skill.id}"` });

@@ -72,7 +72,10 @@ const validPrincipal = (p: unknown): p is Principal =>
   typeof p === 'object' && p !== null && typeof (p as Principal).id === 'string' && (p as Principal).id.length > 0;
 
 /** Skill-level `security` is declared on the card: it must name schemes that are enforced. */
-export function checkSkillSecurity(skills: readonly { id: string; security?: SecurityRequirement[] | undefined }[], auth: AgentAuth | undefined): void {
+export function checkSkillSecurity(
+  skills: readonly { id: string; security?: SecurityRequirement[] | undefined }[],
+  auth: AgentAuth | undefined,
+): void {
   skills.forEach((skill, i) => {
     if (!skill.security) return;
     const where = `card.skills[${i}].security: skill ${JSON.stringify(skill.id)}`;

@@ -47,8 +47,10 @@ export function unsignedCard<T extends { signatures?: unknown }>(card: T): Omit<
 export function createCardSigner(options: CardSigningOptions): CardSigner {
   const { key, alg, kid: keyKid } = signingKeyOf(options.key, options.alg);
   const kid = options.kid ?? keyKid;
-  if (kid !== undefined && (typeof kid !== 'string' || kid.length === 0)) throw new TypeError('card signing kid must be a non-empty string');
-  if (options.jku !== undefined && !/^https?:\/\/\S+$/.test(options.jku)) throw new TypeError('card signing jku must be an http(s) URL of a JWKS');
+  if (kid !== undefined && (typeof kid !== 'string' || kid.length === 0))
+    throw new TypeError('card signing kid must be a non-empty string');
+  if (options.jku !== undefined && !/^https?:\/\/\S+$/.test(options.jku))
+    throw new TypeError('card signing jku must be an http(s) URL of a JWKS');
   // `typ: JOSE` as in A2A's own example; no `crit`/`b64` (RFC 7797): the payload is base64url
   // encoded in the signing input as plain RFC 7515 says, and only left out of the serialization.
   const header: JWSHeaderParameters = { alg, typ: 'JOSE', ...(kid ? { kid } : {}), ...(options.jku ? { jku: options.jku } : {}) };

@@ -22,9 +22,7 @@ import { unsignedCard } from './card-signing.js';
 /** A public key (PEM SPKI text, KeyObject, CryptoKey or JWK), or a JWKS whose key is picked by `kid`. */
 export type CardVerificationKey = string | KeyObject | CryptoKey | JWK | JSONWebKeySet;
 
-export type CardVerification =
-  | { valid: true; alg: string; kid?: string; jku?: string }
-  | { valid: false; reason: string };
+export type CardVerification = { valid: true; alg: string; kid?: string; jku?: string } | { valid: false; reason: string };
 
 const isCryptoKey = (key: unknown): key is CryptoKey =>
   typeof key === 'object' && key !== null && (key as { [Symbol.toStringTag]?: unknown })[Symbol.toStringTag] === 'CryptoKey';
@@ -86,11 +84,9 @@ export async function verifyAgentCard(card: unknown, key: CardVerificationKey): 
     }
     const { protected: protectedHeader, signature, header } = parsed.data;
     try {
-      const result = await flattenedVerify(
-        { protected: protectedHeader, signature, payload, ...(header ? { header } : {}) },
-        verifier,
-        { algorithms: [...CARD_SIGNING_ALGORITHMS] },
-      );
+      const result = await flattenedVerify({ protected: protectedHeader, signature, payload, ...(header ? { header } : {}) }, verifier, {
+        algorithms: [...CARD_SIGNING_ALGORITHMS],
+      });
       const { alg, kid, jku } = result.protectedHeader ?? {};
       return { valid: true, alg: String(alg), ...(typeof kid === 'string' ? { kid } : {}), ...(typeof jku === 'string' ? { jku } : {}) };
     } catch (err) {

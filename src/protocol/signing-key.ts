@@ -11,7 +11,6 @@ import { CARD_SIGNING_ALGORITHMS, type CardSigningAlgorithm } from '../a2a/card-
 
 export { CARD_SIGNING_ALGORITHMS, type CardSigningAlgorithm };
 
-
 /** What may be given as the signing key. */
 export type SigningKeyInput = string | JWK | KeyObject | CryptoKey;
 
@@ -70,7 +69,8 @@ function fromPem(pem: string): KeyObject {
 
 function fromJwk(jwk: JWK): KeyObject {
   if (typeof jwk.kty !== 'string') throw problem('the JWK has no kty');
-  if (jwk.kty === 'oct') throw problem('a symmetric (oct) key cannot sign a card anyone can verify: give an EC, RSA or Ed25519 private key');
+  if (jwk.kty === 'oct')
+    throw problem('a symmetric (oct) key cannot sign a card anyone can verify: give an EC, RSA or Ed25519 private key');
   if (jwk.d === undefined) throw problem('the JWK is a public key (no "d"): the server signs with the private key');
   if (jwk.use !== undefined && jwk.use !== 'sig') throw problem(`the JWK's use is "${String(jwk.use)}", not "sig"`);
   try {
@@ -101,7 +101,8 @@ function algorithmOf(key: KeyObject, wanted: string | undefined): CardSigningAlg
     case 'rsa': {
       // RFC 7518 §3.3 and §3.5: 2048 bits at least.
       if ((details.modulusLength ?? 0) < 2048) throw problem(`the RSA key has ${details.modulusLength ?? 0} bits; JWS needs 2048 at least`);
-      if (wanted !== undefined && !/^(RS|PS)\d+$/.test(wanted)) throw problem(`an RSA key signs RS256 or PS256 (and the 384/512 forms), not ${wanted}`);
+      if (wanted !== undefined && !/^(RS|PS)\d+$/.test(wanted))
+        throw problem(`an RSA key signs RS256 or PS256 (and the 384/512 forms), not ${wanted}`);
       return wanted ?? 'RS256';
     }
     case 'ed25519':
@@ -109,7 +110,9 @@ function algorithmOf(key: KeyObject, wanted: string | undefined): CardSigningAlg
     case 'rsa-pss':
       throw problem('RSA-PSS-only keys (id-RSASSA-PSS) are not supported: give the plain RSA key with alg PS256');
     default:
-      throw problem(`a ${key.asymmetricKeyType ?? 'non-asymmetric'} key cannot sign JWS here: give an EC (P-256, P-384), RSA or Ed25519 private key`);
+      throw problem(
+        `a ${key.asymmetricKeyType ?? 'non-asymmetric'} key cannot sign JWS here: give an EC (P-256, P-384), RSA or Ed25519 private key`,
+      );
   }
 }
 
