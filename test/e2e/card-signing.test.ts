@@ -244,6 +244,44 @@ describe('keys refused at start-up', () => {
   });
 });
 
+describe('verifyAgentCard', () => {
+  const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer({ cardSigning: { key: ec.privateKey } });
+  });
+  afterAll(() => server?.stop());
+
+  it('refuses a forged signature with a symmetric algorithm keyed with the public key (key confusion)', async () => {
+    const { signatures: _, ...card } = await fetchCard(server.url);
+    const publicPem = pem(ec.publicKey);
+    const { FlattenedSign } = await import('jose');
+    const forged = await new FlattenedSign(new TextEncoder().encode(canonicalJson(card)))
+      .setProtectedHeader({ alg: 'HS256', typ: 'JOSE' })
+      .sign(new TextEncoder().encode(publicPem));
+    const signed = { ...card, signatures: [{ protected: forged.protected, signature: forged.signature }] };
+    for (const key of [ec.publicKey, publicPem, jwkOf(ec.publicKey)]) {
+      expect(await verifyAgentCard(signed, key)).toMatchObject({ valid: false });
+    }
+  });
+
+  it('says what is wrong with a card it cannot check, and refuses keys that are not public', async () => {
+    const card = await fetchCard(server.url);
+    expect(await verifyAgentCard('card', ec.publicKey)).toEqual({ valid: false, reason: 'the card is not a JSON object' });
+    expect(await verifyAgentCard({ ...card, signatures: [{ protected: 'e30', signature: '' }] }, ec.publicKey)).toEqual({
+      valid: false,
+      reason: 'signatures[0]: not a {protected, signature} object',
+    });
+    // A second, broken signature beside the good one does not spoil it.
+    expect(await verifyAgentCard({ ...card, signatures: [{ nothing: 1 }, ...card.signatures] }, ec.publicKey)).toMatchObject({
+      valid: true,
+    });
+    await expect(verifyAgentCard(card, ec.privateKey)).rejects.toThrow(/give the public key/);
+    await expect(verifyAgentCard(card, pem(ec.privateKey))).rejects.toThrow(/give the public key/);
+    await expect(verifyAgentCard(card, { kty: 'oct', k: 'c2VjcmV0' })).rejects.toThrow(/give the public key/);
+  });
+});
+
 describe('the CLI', () => {
   const temp = tempDir('a2actor-card-key-');
   afterAll(() => temp.cleanup());
