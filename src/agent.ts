@@ -35,7 +35,8 @@ export type Transport = 'JSONRPC' | 'HTTP+JSON';
  * Builds the authenticated extended card. Throw `unauthenticated()` (from this package) to
  * answer 401; return the card (typically the public card with more skills) otherwise. The card
  * is checked against the A2A rules before it is served (an invalid one is logged and answered
- * -32603) and signed when the server signs cards (any `signatures` returned are replaced).
+ * -32603; fields A2A does not define are dropped) and signed when the server signs cards (any
+ * `signatures` returned are replaced).
  */
 export type ExtendedCardProvider = (request: IncomingRequest, publicCard: AgentCard) => AgentCard | Promise<AgentCard>;
 
