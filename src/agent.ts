@@ -1,36 +1,19 @@
 /**
  * The agent author's API: one async handler plus the card it is described by.
  */
-import type { AgentAuth, IncomingRequest, Principal, SecurityRequirement, SecurityScheme } from './auth/types.js';
+import type { AgentAuth, IncomingRequest, Principal } from './auth/types.js';
+import type {
+  AgentCard,
+  AgentCardInfo,
+  AgentCardSignature,
+  AgentExtension,
+  AgentProvider,
+  AgentSkill,
+  TransportName,
+} from './a2a/card-schema.js';
 import type { Artifact, Message, Part, Task } from './a2a/schemas.js';
 
 export type { IncomingRequest };
-
-export interface AgentSkill {
-  id: string;
-  name: string;
-  description: string;
-  tags: string[];
-  examples?: string[];
-  inputModes?: string[];
-  outputModes?: string[];
-  /** Card `security` for this skill (OR of ANDs over the card's `securitySchemes`). */
-  security?: SecurityRequirement[];
-}
-
-/**
- * An extension the agent supports (wire reference §1.8, §4.3). Clients activate it per request
- * with the `X-A2A-Extensions` header; a `required` one must be activated on every A2A call.
- */
-export interface AgentExtension {
-  /** Identifies the extension; no whitespace or commas (it travels in a comma-separated header). */
-  uri: string;
-  description?: string;
-  /** Every A2A request must activate it (refused with -32008 otherwise). Default false. */
-  required?: boolean;
-  /** Extension-specific configuration, published in the card as it is. */
-  params?: Record<string, unknown>;
-}
 
 export interface AgentCapabilities {
   streaming?: boolean;
@@ -40,44 +23,22 @@ export interface AgentCapabilities {
   extensions?: AgentExtension[];
 }
 
-export interface AgentProvider {
-  organization: string;
-  url: string;
-}
+/**
+ * The card types are inferred from the zod schemas the server checks cards with
+ * (`a2a/card-schema.ts`): `AgentCardInfo` is what the author declares (URLs, transports and the
+ * protocol version are added per request), `AgentCard` the full card as served (wire reference §1.8).
+ */
+export type { AgentCard, AgentCardInfo, AgentCardSignature, AgentExtension, AgentProvider, AgentSkill, TransportName };
 
-/** What the author declares; URLs, transports and the protocol version are added per request. */
-export interface AgentCardInfo {
-  name: string;
-  description: string;
-  version: string;
-  skills: AgentSkill[];
-  defaultInputModes?: string[];
-  defaultOutputModes?: string[];
-  provider?: AgentProvider;
-  documentationUrl?: string;
-  iconUrl?: string;
-}
-
-/** The full agent card as served (wire reference §1.8). */
-export interface AgentCard extends AgentCardInfo {
-  protocolVersion: string;
-  url: string;
-  preferredTransport: Transport;
-  additionalInterfaces: { url: string; transport: Transport }[];
-  capabilities: AgentCapabilities;
-  defaultInputModes: string[];
-  defaultOutputModes: string[];
-  supportsAuthenticatedExtendedCard: boolean;
-  /** Present only when the agent declares `auth`: the card never claims a scheme that is not enforced. */
-  securitySchemes?: Record<string, SecurityScheme>;
-  security?: SecurityRequirement[];
-}
-
+/** The transports this server serves (a card may also name `GRPC`: see TransportName). */
 export type Transport = 'JSONRPC' | 'HTTP+JSON';
 
 /**
  * Builds the authenticated extended card. Throw `unauthenticated()` (from this package) to
- * answer 401; return the card (typically the public card with more skills) otherwise.
+ * answer 401; return the card (typically the public card with more skills) otherwise. The card
+ * is checked against the A2A rules before it is served (an invalid one is logged and answered
+ * -32603; fields A2A does not define are dropped) and signed when the server signs cards (any
+ * `signatures` returned are replaced).
  */
 export type ExtendedCardProvider = (request: IncomingRequest, publicCard: AgentCard) => AgentCard | Promise<AgentCard>;
 

@@ -3,6 +3,7 @@
  * Explicit options (CLI flags, createServer options) override the environment.
  */
 import { z } from 'zod';
+import { CARD_SIGNING_ALGORITHMS } from './a2a/card-schema.js';
 
 const bool = z.union([z.boolean(), z.string()]).transform((v, ctx) => {
   if (typeof v === 'boolean') return v;
@@ -89,6 +90,17 @@ export const SettingsSchema = z.object({
   /** Webhook configs one task may have: each transition is delivered to every one of them. */
   pushMaxConfigsPerTask: z.coerce.number().int().min(1).default(10),
   shutdownGrace: num.min(0).default(10),
+  /**
+   * Sign the agent card (README "Signed cards"): a private key as PEM text, JWK JSON text, or the
+   * path of a file holding either. Never logged or served.
+   */
+  cardSigningKey: z.string().min(1).optional(),
+  /** `kid` in the signature's protected header (default: the JWK's `kid`). */
+  cardSigningKid: z.string().min(1).optional(),
+  /** `jku` in the signature's protected header: where verifiers fetch the public key set. */
+  cardSigningJku: z.url({ protocol: /^https?$/ }).optional(),
+  /** For an RSA key: RS256 (default) or PS256 (and the 384/512 forms). */
+  cardSigningAlg: z.enum(CARD_SIGNING_ALGORITHMS).optional(),
 });
 
 export type Settings = z.infer<typeof SettingsSchema>;

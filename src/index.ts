@@ -4,10 +4,12 @@ export type {
   AgentCapabilities,
   AgentCard,
   AgentCardInfo,
+  AgentCardSignature,
   AgentContext,
   AgentDefinition,
   AgentExtension,
   AgentHandler,
+  AgentProvider,
   AgentSkill,
   ArtifactChunk,
   Content,
@@ -15,7 +17,14 @@ export type {
   MessageContent,
   IncomingRequest,
   Transport,
+  TransportName,
 } from './agent.js';
+/** The card's zod schemas: the rules a served card is checked by. */
+export { AgentCardInfoSchema, AgentCardSchema, AgentSkillSchema, SecuritySchemeSchema } from './a2a/card-schema.js';
+export { canonicalJson, CanonicalJsonError } from './a2a/canonical-json.js';
+export type { CardSigningOptions } from './protocol/card-signing.js';
+export type { CardSigningAlgorithm } from './a2a/card-schema.js';
+export { verifyAgentCard, type CardVerification, type CardVerificationKey } from './protocol/card-verify.js';
 export { createServer, type A2AServer, type CreateServerOptions } from './server.js';
 export type { NodeRequestHandler } from './http/node-server.js';
 export { testAgent, A2ARequestError, type AgentTestClient, type SendOptions } from './testing.js';

@@ -13,6 +13,9 @@ import { checkSkillSecurity, createAuthGate } from './auth/gate.js';
 import { createLogger, type Logger } from './log.js';
 import { cardExtensions, checkExtensions } from './protocol/extensions.js';
 import { createOperations } from './protocol/operations.js';
+import { checkCard, type CardOptions } from './protocol/card.js';
+import { createCardSigner, type CardSigner, type CardSigningOptions } from './protocol/card-signing.js';
+import type { AgentCard } from './agent.js';
 import { createRouter } from './protocol/router.js';
 import { PushConfigs } from './push/configs.js';
 import { PushDispatcher, type PushStats } from './push/dispatcher.js';
@@ -38,6 +41,11 @@ export interface CreateServerOptions extends Partial<SettingsInput> {
   inspector?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
   /** Extra non-A2A routes served first (the debug page plugs in here). */
   rawRoutes?: RawRoute[];
+  /**
+   * Sign every card served (README "Signed cards"); instead of SERVICE_CARD_SIGNING_KEY (whose
+   * `kid`, `jku` and `alg` settings fill what is not given here).
+   */
+  cardSigning?: CardSigningOptions;
 }
 
 export interface A2AServer {
@@ -85,6 +93,25 @@ export interface A2AServer {
   nodeHandler(opts?: { mountPath?: string }): NodeRequestHandler;
 }
 
+/**
+ * The card signer from the `cardSigning` option or the SERVICE_CARD_SIGNING_* settings, tried
+ * once on the checked card so that a key jose cannot sign with stops the start, not a request.
+ */
+async function cardSignerOf(given: CardSigningOptions | undefined, settings: Settings, sample: AgentCard): Promise<CardSigner | undefined> {
+  const key = given?.key ?? settings.cardSigningKey;
+  if (key === undefined) return undefined;
+  const kid = given?.kid ?? settings.cardSigningKid;
+  const jku = given?.jku ?? settings.cardSigningJku;
+  const alg = given?.alg ?? settings.cardSigningAlg;
+  const signer = createCardSigner({ key, ...(kid ? { kid } : {}), ...(jku ? { jku } : {}), ...(alg ? { alg } : {}) });
+  try {
+    await signer.sign(sample);
+  } catch (err) {
+    throw new TypeError(`card signing key: a test signature failed (${err instanceof Error ? err.message : String(err)})`, { cause: err });
+  }
+  return signer;
+}
+
 /** A backend's URL as it may be shown: no user name or password. */
 function withoutCredentials(spec: string): string {
   try {
@@ -114,6 +141,7 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
     env,
     inspector,
     rawRoutes,
+    cardSigning,
     ...overrides
   } = options;
   const settings = resolveSettings(overrides, env);
@@ -122,6 +150,21 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
   checkSkillSecurity(agent.card.skills, agent.auth);
   checkExtensions(agent.capabilities?.extensions);
   const gate = agent.auth ? createAuthGate(agent.auth, logger) : undefined;
+  const declared = agent.capabilities ?? {};
+  const capabilities = {
+    streaming: (declared.streaming ?? false) && settings.streaming,
+    pushNotifications: (declared.pushNotifications ?? false) && settings.pushNotifications,
+    stateTransitionHistory: declared.stateTransitionHistory ?? true,
+    ...(declared.extensions && declared.extensions.length > 0 ? { extensions: cardExtensions(declared.extensions) } : {}),
+  };
+  const cardOptions: CardOptions = {
+    agent,
+    capabilities,
+    preferredTransport: settings.preferredTransport,
+    ...(gate ? { security: gate.card } : {}),
+  };
+  // So is a card that breaks the A2A rules, and a signing key that cannot sign it.
+  const signer = await cardSignerOf(cardSigning, settings, checkCard(cardOptions));
   // The /chat page and the Stately inspector; an `inspector` given here wins over `inspect`.
   const debug = await setupDebug({ ...settings, inspect: settings.inspect && !inspector }, logger);
   const inspect = inspector ?? debug.inspect;
@@ -144,14 +187,6 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
     await store.close();
     throw backendError('event log', settings.events, err);
   }
-  const declared = agent.capabilities ?? {};
-  const capabilities = {
-    streaming: (declared.streaming ?? false) && settings.streaming,
-    pushNotifications: (declared.pushNotifications ?? false) && settings.pushNotifications,
-    stateTransitionHistory: declared.stateTransitionHistory ?? true,
-    ...(declared.extensions && declared.extensions.length > 0 ? { extensions: cardExtensions(declared.extensions) } : {}),
-  };
-
   const service = new TaskService({
     agent,
     store,
@@ -178,8 +213,10 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
   const ops = createOperations({
     service,
     push,
-    card: { agent, capabilities, preferredTransport: settings.preferredTransport, ...(gate ? { security: gate.card } : {}) },
+    card: cardOptions,
     maxJsonDepth: settings.maxJsonDepth,
+    logger,
+    ...(signer ? { signer } : {}),
     readiness: {
       store: () => store.ping?.() ?? Promise.resolve(),
       events: () => Promise.all([coordinator.ping(), events.ping?.()]).then(() => undefined),
@@ -219,6 +256,7 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
     events: coordinator.description,
     frontEnd,
     capabilities,
+    ...(signer ? { cardSigning: { alg: signer.alg, ...(signer.kid ? { kid: signer.kid } : {}) } } : {}),
     recoveredTasks: recovered,
   });
 

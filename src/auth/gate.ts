@@ -72,12 +72,16 @@ const validPrincipal = (p: unknown): p is Principal =>
   typeof p === 'object' && p !== null && typeof (p as Principal).id === 'string' && (p as Principal).id.length > 0;
 
 /** Skill-level `security` is declared on the card: it must name schemes that are enforced. */
-export function checkSkillSecurity(skills: readonly { id: string; security?: SecurityRequirement[] }[], auth: AgentAuth | undefined): void {
-  for (const skill of skills) {
-    if (!skill.security) continue;
-    if (!auth) throw new TypeError(`skill ${JSON.stringify(skill.id)} declares security, but the agent declares no auth to enforce it`);
-    checkedRequirements(`skill ${JSON.stringify(skill.id)}`, skill.security, auth.securitySchemes);
-  }
+export function checkSkillSecurity(
+  skills: readonly { id: string; security?: SecurityRequirement[] | undefined }[],
+  auth: AgentAuth | undefined,
+): void {
+  skills.forEach((skill, i) => {
+    if (!skill.security) return;
+    const where = `card.skills[${i}].security: skill ${JSON.stringify(skill.id)}`;
+    if (!auth) throw new TypeError(`${where} declares security, but the agent declares no auth to enforce it`);
+    checkedRequirements(where, skill.security, auth.securitySchemes);
+  });
 }
 
 export function createAuthGate(auth: AgentAuth, logger: Logger): AuthGate {

@@ -1,8 +1,20 @@
 /**
  * Who is calling: the types an agent declares its authentication with (the card's
  * `securitySchemes` and `security`, wire reference §1.8 and §4.4) and the principal a request
- * is served for. Nothing here depends on a transport.
+ * is served for. Nothing here depends on a transport. The card's objects are the zod schemas of
+ * `a2a/card-schema.ts`; their types are inferred there.
  */
+import type { z } from 'zod';
+import type {
+  ApiKeySecuritySchemeSchema,
+  HttpSecuritySchemeSchema,
+  MutualTlsSecuritySchemeSchema,
+  OAuth2SecuritySchemeSchema,
+  OAuthFlows,
+  OpenIdConnectSecuritySchemeSchema,
+  SecurityRequirement,
+  SecurityScheme,
+} from '../a2a/card-schema.js';
 
 /** The incoming HTTP request as an authenticator or extended-card provider sees it. */
 export interface IncomingRequest {
@@ -12,51 +24,14 @@ export interface IncomingRequest {
   headers: Readonly<Record<string, string>>;
 }
 
-export interface ApiKeySecurityScheme {
-  type: 'apiKey';
-  in: 'query' | 'header' | 'cookie';
-  name: string;
-  description?: string;
-}
-export interface HttpSecurityScheme {
-  type: 'http';
-  /** e.g. `Bearer`, `Basic`. */
-  scheme: string;
-  bearerFormat?: string;
-  description?: string;
-}
-export interface OAuthFlow {
-  authorizationUrl?: string;
-  tokenUrl?: string;
-  refreshUrl?: string;
-  scopes: Record<string, string>;
-}
-export interface OAuthFlows {
-  authorizationCode?: OAuthFlow & { authorizationUrl: string; tokenUrl: string };
-  clientCredentials?: OAuthFlow & { tokenUrl: string };
-  implicit?: OAuthFlow & { authorizationUrl: string };
-  password?: OAuthFlow & { tokenUrl: string };
-}
-export interface OAuth2SecurityScheme {
-  type: 'oauth2';
-  flows: OAuthFlows;
-  oauth2MetadataUrl?: string;
-  description?: string;
-}
-export interface OpenIdConnectSecurityScheme {
-  type: 'openIdConnect';
-  openIdConnectUrl: string;
-  description?: string;
-}
-export interface MutualTlsSecurityScheme {
-  type: 'mutualTLS';
-  description?: string;
-}
-export type SecurityScheme =
-  ApiKeySecurityScheme | HttpSecurityScheme | OAuth2SecurityScheme | OpenIdConnectSecurityScheme | MutualTlsSecurityScheme;
-
-/** One alternative of a card's `security` list: scheme name -> required scopes (all of them). */
-export type SecurityRequirement = Record<string, string[]>;
+export type ApiKeySecurityScheme = z.infer<typeof ApiKeySecuritySchemeSchema>;
+export type HttpSecurityScheme = z.infer<typeof HttpSecuritySchemeSchema>;
+/** One OAuth2 flow; which URLs it needs depends on the flow (see OAuthFlows). */
+export type OAuthFlow = NonNullable<OAuthFlows[keyof OAuthFlows]>;
+export type OAuth2SecurityScheme = z.infer<typeof OAuth2SecuritySchemeSchema>;
+export type OpenIdConnectSecurityScheme = z.infer<typeof OpenIdConnectSecuritySchemeSchema>;
+export type MutualTlsSecurityScheme = z.infer<typeof MutualTlsSecuritySchemeSchema>;
+export type { OAuthFlows, SecurityRequirement, SecurityScheme };
 
 /** Who a request is served for. Tasks record the `id` of the principal that created them. */
 export interface Principal {

@@ -4,6 +4,7 @@
  */
 import type { AgentCapabilities, AgentCard, AgentDefinition, Transport } from '../agent.js';
 import type { SecurityRequirement, SecurityScheme } from '../auth/types.js';
+import { AgentCardSchema, cardProblems } from '../a2a/card-schema.js';
 import { PROTOCOL_VERSION } from './version.js';
 
 export interface CardOptions {
@@ -29,9 +30,9 @@ export function buildCard(opts: CardOptions, baseUrl: string): AgentCard {
       { url: baseUrl, transport: other },
     ],
     version: card.version,
-    ...(card.provider ? { provider: card.provider } : {}),
-    ...(card.documentationUrl ? { documentationUrl: card.documentationUrl } : {}),
-    ...(card.iconUrl ? { iconUrl: card.iconUrl } : {}),
+    ...(card.provider !== undefined ? { provider: card.provider } : {}),
+    ...(card.documentationUrl !== undefined ? { documentationUrl: card.documentationUrl } : {}),
+    ...(card.iconUrl !== undefined ? { iconUrl: card.iconUrl } : {}),
     capabilities: { ...opts.capabilities },
     defaultInputModes: card.defaultInputModes ?? ['text/plain'],
     defaultOutputModes: card.defaultOutputModes ?? ['text/plain'],
@@ -39,6 +40,27 @@ export function buildCard(opts: CardOptions, baseUrl: string): AgentCard {
     supportsAuthenticatedExtendedCard: opts.agent.extendedCard !== undefined,
     ...(opts.security ? { securitySchemes: opts.security.securitySchemes, security: opts.security.security } : {}),
   };
+}
+
+/** Stands in for the request's base URL when the card is checked at start-up. */
+const SAMPLE_BASE_URL = 'http://localhost';
+
+/**
+ * Checks the public card against the A2A rules (a2a/card-schema.ts) before the server starts:
+ * everything on it but the URL is fixed at start-up, so a card that is valid here is valid for
+ * every request. Throws one message listing each problem by its path (`card.skills[0].tags: …`);
+ * returns the card as checked (with a sample URL).
+ */
+export function checkCard(opts: CardOptions): AgentCard {
+  const result = AgentCardSchema.safeParse(buildCard(opts, SAMPLE_BASE_URL));
+  if (!result.success) throw new TypeError(`invalid agent card:\n  ${cardProblems('card', result.error).join('\n  ')}`);
+  return result.data;
+}
+
+/** An extended card as the author's provider returned it, checked: the card, or its problems. */
+export function parseExtendedCard(value: unknown): { ok: true; card: AgentCard } | { ok: false; problems: string[] } {
+  const result = AgentCardSchema.safeParse(value);
+  return result.success ? { ok: true, card: result.data } : { ok: false, problems: cardProblems('extendedCard', result.error) };
 }
 
 /**

@@ -9,8 +9,10 @@ import { PushConfigs } from '../push/configs.js';
 import type { TaskFeed } from '../runtime/task-feed.js';
 import { openResubscribe, openTurnFeed } from '../runtime/task-feed.js';
 import type { SendResult, TaskService } from '../runtime/task-service.js';
-import { buildCard, type CardOptions } from './card.js';
+import { buildCard, parseExtendedCard, type CardOptions } from './card.js';
+import type { CardSigner } from './card-signing.js';
 import { createExtensionPolicy } from './extensions.js';
+import { silentLogger, type Logger } from '../log.js';
 import { A2AError, a2aError, ERRORS, isA2AError, shown } from '../a2a/errors.js';
 import { JsonText } from './json-text.js';
 import { formatPath, freeFormTooDeep } from './json-depth.js';
@@ -41,6 +43,16 @@ export interface OperationsDeps {
   readiness?: Record<string, () => Promise<void>>;
   /** Levels free-form client JSON may nest (SERVICE_MAX_JSON_DEPTH); default 64. */
   maxJsonDepth?: number;
+  /** Signs every card served (SERVICE_CARD_SIGNING_KEY); absent: cards carry no `signatures`. */
+  signer?: CardSigner;
+  /** Where an invalid extended card is reported (the client only learns "Internal error"). */
+  logger?: Logger;
+}
+
+/** A served card and its JSON text. */
+export interface CardEntry {
+  card: AgentCard;
+  json: string;
 }
 
 export interface Readiness {
@@ -57,8 +69,11 @@ const CARD_CACHE_LIMIT = 32;
  * normalized to A2A JSON first) and, with auth on, the caller; it validates, then acts.
  */
 export interface Operations {
-  /** The public card and its JSON for a base URL. */
-  card(baseUrl: string): { card: AgentCard; json: string };
+  /**
+   * The public card and its JSON for a base URL: at once when it is cached, else (when it has
+   * to be signed first) a promise.
+   */
+  card(baseUrl: string): CardEntry | Promise<CardEntry>;
   extendedCard(request: IncomingRequest, baseUrl: string): Promise<AgentCard>;
   /** The declared extensions a request activates (`X-A2A-Extensions`); a shared empty list when none. */
   activateExtensions(headers: Readonly<Record<string, string>>): readonly string[];
@@ -127,7 +142,13 @@ export function createOperations(deps: OperationsDeps): Operations {
   const caps = deps.card.capabilities;
   // A capability gate like streaming and push: both transports refuse the same requests.
   const extensions = createExtensionPolicy(caps.extensions);
-  const cardCache = new Map<string, { card: AgentCard; json: string }>();
+  const { signer } = deps;
+  const logger = deps.logger ?? silentLogger;
+  const cardCache = new Map<string, CardEntry | Promise<CardEntry>>();
+  const remember = (baseUrl: string, entry: CardEntry | Promise<CardEntry>) => {
+    if (cardCache.size >= CARD_CACHE_LIMIT) cardCache.clear();
+    cardCache.set(baseUrl, entry);
+  };
 
   const requirePush = () => {
     if (!caps.pushNotifications) throw a2aError('pushNotSupported');
@@ -144,28 +165,53 @@ export function createOperations(deps: OperationsDeps): Operations {
     r.kind === 'message' ? r.message : r.json !== undefined ? new JsonText(r.json) : r.task;
 
   return {
-    /** The public card and its JSON, cached per base URL (the URL is the only varying part). */
-    card(baseUrl: string): { card: AgentCard; json: string } {
-      let hit = cardCache.get(baseUrl);
-      if (!hit) {
-        const card = buildCard(deps.card, baseUrl);
-        hit = { card, json: JSON.stringify(card) };
-        if (cardCache.size >= CARD_CACHE_LIMIT) cardCache.clear();
-        cardCache.set(baseUrl, hit);
+    /**
+     * The public card and its JSON, cached per base URL (the URL is the only varying part). A
+     * signed card is signed once per base URL: concurrent first requests share the signing.
+     */
+    card(baseUrl: string): CardEntry | Promise<CardEntry> {
+      const hit = cardCache.get(baseUrl);
+      if (hit) return hit;
+      const card = buildCard(deps.card, baseUrl);
+      if (!signer) {
+        const entry = { card, json: JSON.stringify(card) };
+        remember(baseUrl, entry);
+        return entry;
       }
-      return hit;
+      const signing = signer.sign(card).then(
+        (signed) => {
+          const entry = { card: signed, json: JSON.stringify(signed) };
+          if (cardCache.get(baseUrl) === signing) cardCache.set(baseUrl, entry);
+          return entry;
+        },
+        (err: unknown) => {
+          if (cardCache.get(baseUrl) === signing) cardCache.delete(baseUrl);
+          throw err;
+        },
+      );
+      remember(baseUrl, signing);
+      return signing;
     },
 
     async extendedCard(request: IncomingRequest, baseUrl: string): Promise<AgentCard> {
       const provider = deps.card.agent.extendedCard;
       if (!provider) throw a2aError('extendedCardNotConfigured');
       const publicCard = structuredClone(buildCard(deps.card, baseUrl));
+      let returned: unknown;
       try {
-        return await provider(request, publicCard);
+        returned = await provider(request, publicCard);
       } catch (err) {
         if (isA2AError(err)) throw err;
         throw a2aError('internal', 'the extended card provider failed');
       }
+      // The card is the author's code's answer, built per request: checked here, every time. What
+      // is wrong goes to the log; the client learns only that the server failed.
+      const parsed = parseExtendedCard(returned);
+      if (!parsed.ok) {
+        logger.error('card.extended_invalid', { problems: parsed.problems });
+        throw a2aError('internal');
+      }
+      return signer ? signer.sign(parsed.card) : parsed.card;
     },
 
     activateExtensions: (headers) => extensions.activate(headers),

@@ -121,7 +121,9 @@ export function createRouter(ops: Operations, logger: Logger, limits: RouterLimi
     // Every other endpoint keeps the spec's check. `GET {card.url}` (our `/`) answers the card
     // too (wire reference §4.1).
     if (req.method === 'GET' && (CARD_PATHS.has(req.path) || req.path === '/')) {
-      return { kind: 'json', status: 200, body: ops.card(req.baseUrl).json };
+      // A cached card answers at once; one that has to be signed first, after the signing.
+      const card = ops.card(req.baseUrl);
+      return { kind: 'json', status: 200, body: (card instanceof Promise ? await card : card).json };
     }
 
     const badVersion = versionError(req.headers['a2a-version']);
