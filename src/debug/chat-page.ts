@@ -8,6 +8,9 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { taskMachine } from '../../machines/task.machine.js';
+import { machineGraph } from './machine-graph.js';
+import { machineSvg } from './machine-svg.js';
 import { DEFAULT_POLL_SECONDS, POLL_CHOICES, TURN_POLL_MS } from './page/constants.js';
 import { PAGE_BODY } from './page/markup.js';
 import { PAGE_STYLE } from './page/style.js';
@@ -26,7 +29,7 @@ const sha256 = (text: string): string => `'sha256-${createHash('sha256').update(
  * tsconfig.json, linted with browser globals) read once and inlined: the page stays one
  * self-contained document. The build copies them next to the compiled module.
  */
-const SCRIPT_PARTS = ['auth', 'api', 'render', 'chat', 'dashboard', 'boot'] as const;
+const SCRIPT_PARTS = ['auth', 'api', 'render', 'chat', 'machine', 'dashboard', 'boot'] as const;
 /** A part's text without its header comment (for developers; the page need not carry it). */
 const readScript = (part: string): string =>
   readFileSync(new URL(`./page/browser/${part}.js`, import.meta.url), 'utf8').replace(/^\/\*\*[\s\S]*?\*\/\n/, '');
@@ -37,6 +40,10 @@ export function buildChatPage(): ChatPage {
     `const DEFAULT_POLL_SECONDS = ${JSON.stringify(DEFAULT_POLL_SECONDS)};`,
     `const TURN_POLL_MS = ${JSON.stringify(TURN_POLL_MS)};`,
   ].join('\n');
+  // The machine drawing is generated from the definition here, at start, so it is the machine
+  // that runs. It is inert markup in a <template> that the script clones per task: only the
+  // script and the stylesheet need CSP hashes, and neither depends on it.
+  const machine = `<template id="machine-template">\n${machineSvg(machineGraph(taskMachine))}\n</template>`;
   // One function scope keeps every name out of `window`.
   const script = `\n(function () {\n'use strict';\n${constants}\n${SCRIPT_PARTS.map(readScript).join('\n')}\n})();\n`;
   const html = `<!doctype html>
@@ -50,6 +57,7 @@ export function buildChatPage(): ChatPage {
 </head>
 <body>
 ${PAGE_BODY}
+${machine}
 <script>${script}</script>
 </body>
 </html>

@@ -76,6 +76,33 @@ dt { color: var(--muted); } dd { margin: 0; word-break: break-all; }
 .history-item { border-left: 3px solid var(--line); padding: 2px 8px; margin: 4px 0; }
 .history-item[data-role="user"] { border-color: var(--user); }
 .role { font-size: 11px; color: var(--muted); }
+#machine { margin: 0; }
+#machine-now { margin: 4px 0 0; font-size: 12px; }
+.machine { display: block; width: 100%; height: auto; max-width: 720px; }
+.machine text { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; text-anchor: middle; }
+.machine .state rect { fill: #fff; stroke: #9aa4ae; stroke-width: 1.2; }
+.machine .state rect.inner { fill: none; }
+.machine .state .name { font-size: 12.5px; fill: var(--text); dominant-baseline: central; }
+.machine .state .stays { font-size: 10px; fill: var(--muted); }
+.machine .state .start { fill: var(--text); }
+.machine .state.visited rect { stroke: var(--accent); stroke-width: 1.8; }
+.machine .state.current rect { fill: var(--accent); stroke: var(--accent); }
+.machine .state.current[data-state="input-required"] rect, .machine .state.current[data-state="auth-required"] rect { fill: var(--warn); stroke: var(--warn); }
+.machine .state.current[data-state="completed"] rect { fill: var(--ok); stroke: var(--ok); }
+.machine .state.current[data-state="failed"] rect, .machine .state.current[data-state="rejected"] rect { fill: var(--error); stroke: var(--error); }
+.machine .state.current[data-state="canceled"] rect { fill: var(--idle); stroke: var(--idle); }
+.machine .state.current rect.inner { fill: none; stroke: #fff; }
+.machine .state.current .name { fill: #fff; font-weight: 600; }
+.machine .line { fill: none; stroke: #aab3bc; stroke-width: 1.2; }
+.machine marker path { fill: #aab3bc; }
+.machine #machine-arrow-taken path { fill: var(--accent); }
+.machine .edge.taken .line { stroke: var(--accent); stroke-width: 2.2; }
+.machine .edge-label { font-size: 10px; fill: var(--muted); paint-order: stroke; stroke: #fff; stroke-width: 3px; stroke-linejoin: round; }
+.machine .edge.taken .edge-label { fill: var(--text); }
+.machine .step { display: none; }
+.machine .edge.taken .step { display: inline; }
+.machine .step rect { fill: var(--accent); stroke: #fff; stroke-width: 1.5; }
+.machine .step text { font-size: 10.5px; font-weight: 700; fill: #fff; dominant-baseline: central; }
 @media (max-width: 1000px) {
   body { height: auto; }
   .layout { grid-template-columns: 1fr; }

@@ -1,5 +1,5 @@
 /**
- * Page script, part 5: the agent-info sidebar and start-up. The agent card decides the
+ * Page script, part 6: the agent-info sidebar and start-up. The agent card decides the
  * transport (`preferredTransport`) and whether the chat streams (`capabilities.streaming`).
  */
 function yesNo(value) {

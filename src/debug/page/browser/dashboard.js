@@ -1,5 +1,5 @@
 /**
- * Page script, part 4: the task dashboard. `tasks/list` is polled at the chosen interval
+ * Page script, part 5: the task dashboard. `tasks/list` is polled at the chosen interval
  * (`?poll=<seconds>` sets the first one, spec item 11) and right after each chat turn; the
  * selected task is re-read with `tasks/get` on every refresh. Metadata keys starting with `_`
  * are internal and never shown (spec "Task" resource).
@@ -190,6 +190,7 @@ function renderDetail(task) {
     [el('h3', '', 'Task')].concat(
       [facts],
       section('Status message', statusMessage),
+      section('State machine', renderMachine(task)),
       section('State transitions', renderTimeline(task.metadata && task.metadata.stateTransitions)),
       section('History', messages),
       section('Artifacts', artifacts),
