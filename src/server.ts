@@ -11,6 +11,7 @@ import { nodeHandler, type NodeRequestHandler } from './http/node-server.js';
 import { setupDebug } from './debug/index.js';
 import { checkSkillSecurity, createAuthGate } from './auth/gate.js';
 import { createLogger, type Logger } from './log.js';
+import { observeRoutes } from './observe/requests.js';
 import { createOperations } from './protocol/operations.js';
 import { createRouter } from './protocol/router.js';
 import { PushConfigs } from './push/configs.js';
@@ -189,7 +190,7 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
     host: settings.host,
     port: settings.port,
     maxBodyBytes: settings.maxBodyBytes,
-    route: router,
+    route: observeRoutes(router, logger),
     rawRoutes: [...debug.rawRoutes, ...(rawRoutes ?? [])],
     sse: { heartbeatMs: settings.sseHeartbeat * 1000, maxBufferedBytes: settings.sseMaxBufferedBytes },
     logger,
