@@ -57,7 +57,7 @@ describe('a debug-level server with auth on, under a workload', () => {
     );
     expect(set.result.pushNotificationConfig.token).toBe(PUSH_TOKEN);
     // Refused: bad params, no credentials, a wrong token.
-    expect((await rpcCall(server.url, 'message/send', { message: 'not a message' }, AUTH)).error.code).toBe(-32602);
+    expect((await rpcCall(server.url, 'message/send', { message: 'not a message' }, AUTH)).error?.code).toBe(-32602);
     expect((await fetch(`${server.url}/v1/tasks/${paused.id}`)).status).toBe(401);
     expect((await fetch(`${server.url}/v1/tasks/${paused.id}`, { headers: { authorization: 'Bearer wrong-one' } })).status).toBe(401);
     // A stream.
@@ -173,7 +173,7 @@ describe('the logger', () => {
     const logs = captureLogs('info');
     const server = await startServer({ agent, logger: logs.logger });
     try {
-      expect((await rpcCall(server.url, 'tasks/get', { id: 'nope' }, AUTH)).error.code).toBe(-32001);
+      expect((await rpcCall(server.url, 'tasks/get', { id: 'nope' }, AUTH)).error?.code).toBe(-32001);
       expect(logs.events('request.refused')).toEqual([
         expect.objectContaining({ code: -32001, error: 'TaskNotFoundError', status: 200, method: 'POST', path: '/' }),
       ]);

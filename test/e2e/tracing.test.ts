@@ -183,7 +183,7 @@ describe('with a tracer provider registered by the embedder', () => {
   it('a refused request is a span with the A2A error code as its outcome', async () => {
     const caller = clientSpan();
     const missing = await rpcCall(server.url, 'tasks/get', { id: 'no-such-task' }, { traceparent: caller.traceparent });
-    expect(missing.error.code).toBe(-32001);
+    expect(missing.error?.code).toBe(-32001);
     const span = await eventually(() => spans().find((s) => s.spanContext().traceId === caller.traceId));
     expect(span.name).toBe('tasks/get');
     expect(span.attributes).toMatchObject({
