@@ -15,10 +15,11 @@ import { client, eventually, rpcCall, userMessage, type Json } from '../support/
 import { captureLogs, type CapturedLogs } from '../support/logs.js';
 import { spawnServer } from '../support/process.js';
 import { startServer, type TestServer } from '../support/server.js';
-import { startReceiver, type Receiver } from '../support/webhook.js';
+import { sequence, startReceiver, type Receiver } from '../support/webhook.js';
 
 const LOCAL_PUSH = { pushAllowHttp: true, pushAllowedHosts: ['127.0.0.1'] };
 const hex = (bytes: number) => randomBytes(bytes).toString('hex');
+const hrMs = ([s, ns]: [number, number]) => s * 1000 + ns / 1e6;
 
 /** A client's own span, as a `traceparent` it sends (W3C Trace Context §3.2). */
 function clientSpan(): { traceId: string; spanId: string; traceparent: string } {
@@ -178,6 +179,44 @@ describe('with a tracer provider registered by the embedder', () => {
     expect(
       await eventually(() => spans().find((s) => s.name === 'tasks/get' && s.attributes['a2a.task_id'] === first.result.id)),
     ).toBeDefined();
+  });
+
+  it('a retry sent after the turn ended is still a CLIENT span under that turn, one span per attempt', async () => {
+    const flaky = await startReceiver({ respond: sequence([{ status: 503 }]) });
+    try {
+      const caller = clientSpan();
+      const sent = await rpcCall(
+        server.url,
+        'message/send',
+        { message: userMessage('echo retried'), configuration: { pushNotificationConfig: { url: flaky.url, token: 't-retry' } } },
+        { traceparent: caller.traceparent },
+      );
+      const task = sent.result;
+      await terminalHook(flaky, task.id);
+      const turn = await eventually(() => spans().find((s) => s.name === 'a2a.turn' && s.attributes['a2a.task_id'] === task.id));
+      const attempts = await eventually(() => {
+        const found = spans().filter((s) => s.kind === SpanKind.CLIENT && s.attributes['a2a.task_id'] === task.id);
+        return found.length >= 3 ? found : undefined;
+      });
+      expect(
+        attempts.map((a) => [a.attributes['a2a.task.state'], a.attributes['a2a.push.attempt'], a.attributes['a2a.push.outcome']]),
+      ).toEqual([
+        ['working', 1, 'retryable'],
+        ['working', 2, 'delivered'],
+        ['completed', 1, 'delivered'],
+      ]);
+      for (const a of attempts) expect(parentOf(a)).toBe(turn.spanContext().spanId);
+      // The retry (SERVICE_PUSH_RETRY_DELAY later) started after the turn had ended.
+      const retry = attempts[1] as ReadableSpan;
+      expect(hrMs(retry.startTime)).toBeGreaterThan(hrMs(turn.endTime));
+      expect(flaky.received.map((r) => parseTraceparent(r.headers.traceparent)?.traceId)).toEqual([
+        caller.traceId,
+        caller.traceId,
+        caller.traceId,
+      ]);
+    } finally {
+      await flaky.close();
+    }
   });
 
   it('a refused request is a span with the A2A error code as its outcome', async () => {
