@@ -12,6 +12,7 @@ import { setupDebug } from './debug/index.js';
 import { checkSkillSecurity, createAuthGate } from './auth/gate.js';
 import { createLogger, type Logger } from './log.js';
 import { cardExtensions, checkExtensions } from './protocol/extensions.js';
+import { observeRoutes } from './observe/requests.js';
 import { createOperations } from './protocol/operations.js';
 import { checkCard, type CardOptions } from './protocol/card.js';
 import { createCardSigner, type CardSigner, type CardSigningOptions } from './protocol/card-signing.js';
@@ -229,7 +230,7 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
     host: settings.host,
     port: settings.port,
     maxBodyBytes: settings.maxBodyBytes,
-    route: router,
+    route: observeRoutes(router, logger),
     rawRoutes: [...debug.rawRoutes, ...(rawRoutes ?? [])],
     sse: { heartbeatMs: settings.sseHeartbeat * 1000, maxBufferedBytes: settings.sseMaxBufferedBytes },
     logger,

@@ -13,6 +13,7 @@ import { envNameOf, resolveSettings, type SettingsInput } from '../config.js';
 import { createLogger } from '../log.js';
 import { guardProcess } from '../process-guard.js';
 import { createServer } from '../server.js';
+import { setupTracingFromEnv } from '../observe/otel-setup.js';
 import { initProject } from './init.js';
 
 const USAGE = `usage: a2actor serve <agent module> [options]
@@ -27,7 +28,9 @@ options (each also a SERVICE_* variable; flags win):
   --debug                  serve the /chat debug page
   --inspect                send task machines to the Stately inspector
   --inspect-url URL        where the inspector listens (default ws://127.0.0.1:8081)
-  --log-level L            debug | info | warn | error | silent`;
+  --log-level L            debug | info | warn | error | silent
+
+traces: OTEL_TRACES_EXPORTER=otlp|console turns OpenTelemetry on (README "Observability")`;
 
 /** Each flag and the setting it sets: errors name the flag the user typed. */
 const FLAG_OF: Readonly<Record<string, string>> = {
@@ -161,6 +164,8 @@ async function main(argv: string[]): Promise<void> {
   // Checked first, so a bad value is reported by the flag that set it.
   resolveSettings(flags, process.env, (key) => FLAG_OF[key] ?? envNameOf(key));
   const agent = await loadAgent(modulePath);
+  // Before the server: its spans go to this provider from the first request on.
+  const tracing = await setupTracingFromEnv(process.env, version());
   const server = await createServer({ agent, ...flags });
   if (server.frontEnd === 'none') {
     await server.close();
@@ -170,7 +175,9 @@ async function main(argv: string[]): Promise<void> {
   process.stdout.write(
     `a2actor: ${agent.card.name} listening on ${server.url} (store ${server.store.description}, front end ${server.frontEnd})${debugPage}\n`,
   );
-  guardProcess({ logger: createLogger(server.settings.logLevel), onFatal: () => server.close() });
+  // Spans still batched are exported before the process goes (OTEL_BSP_EXPORT_TIMEOUT bounds it).
+  const flushTraces = () => tracing?.shutdown().catch(() => undefined);
+  guardProcess({ logger: createLogger(server.settings.logLevel), onFatal: () => server.close().finally(flushTraces) });
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) {
@@ -182,10 +189,13 @@ async function main(argv: string[]): Promise<void> {
     process.stdout.write(
       `a2actor: ${signal}, shutting down (running tasks get ${server.settings.shutdownGrace} s to finish; send it again to exit now)\n`,
     );
-    void server.shutdown().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
+    void server
+      .shutdown()
+      .finally(flushTraces)
+      .then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));

@@ -14,6 +14,7 @@ import { isObject } from './params.js';
 import { toJsonText } from './json-text.js';
 import { toA2AError, type Reply } from './reply.js';
 import type { TaskFeed } from '../runtime/task-feed.js';
+import { noteOperation, taskIdParam } from '../observe/requests.js';
 
 type RpcId = string | number | null;
 
@@ -45,6 +46,7 @@ function rpcError(id: RpcId, err: A2AError): Reply {
     status: rpcStatus(err),
     body: envelope(id, { error: errorBody(err) }),
     headers: { ...err.headers },
+    refused: err.entry,
   };
 }
 
@@ -136,6 +138,7 @@ export function createJsonRpcHandler(ops: Operations, logger: Logger, gate?: Aut
       if (body.params !== undefined && !isObject(body.params)) return rpcError(id, a2aError('invalidParams', 'params must be an object'));
       const method = body.method;
       const params = body.params ?? {};
+      noteOperation(streaming.has(method) || unary.has(method) ? method : 'unknown', 'jsonrpc', taskIdParam(params));
       if (!('id' in body)) return notify(method, params, ctx);
 
       const stream = streaming.get(method);
@@ -155,7 +158,7 @@ export function createJsonRpcHandler(ops: Operations, logger: Logger, gate?: Aut
           // Capability refusals are plain JSON (clients read a JSON body for them); every
           // other error of a streaming method is one SSE error event (wire reference §2.3).
           if (a2a.entry === ERRORS.streamingNotSupported) return rpcError(id, a2a);
-          return { kind: 'stream-error', data: envelope(id, { error: errorBody(a2a) }) };
+          return { kind: 'stream-error', data: envelope(id, { error: errorBody(a2a) }), refused: a2a.entry };
         }
         return { kind: 'stream', feed, frame: (event) => envelope(id, { result: event }) };
       }

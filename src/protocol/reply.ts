@@ -1,7 +1,7 @@
 /** What a transport answers, before any socket is involved. */
 import type { TaskFeed } from '../runtime/task-feed.js';
 import type { StreamEvent } from '../a2a/schemas.js';
-import { A2AError, errorBody, ERRORS, isA2AError } from '../a2a/errors.js';
+import { A2AError, errorBody, ERRORS, isA2AError, type ErrorEntry } from '../a2a/errors.js';
 import type { Logger } from '../log.js';
 import { toJsonText } from './json-text.js';
 import { restStatus } from './error-status.js';
@@ -12,7 +12,13 @@ type ReplyHeaders = { headers?: Readonly<Record<string, string>> };
 
 export type Reply = ReplyHeaders &
   (
-    | { kind: 'json'; status: number; body: string }
+    | {
+        kind: 'json';
+        status: number;
+        body: string;
+        /** The error the request was refused with (for the log and the request's span). */
+        refused?: ErrorEntry;
+      }
     | { kind: 'empty'; status: number }
     | {
         kind: 'stream';
@@ -21,7 +27,7 @@ export type Reply = ReplyHeaders &
         frame: (event: StreamEvent) => string;
       }
     /** An error found after a streaming method was known: one SSE event, then the end. */
-    | { kind: 'stream-error'; data: string }
+    | { kind: 'stream-error'; data: string; refused?: ErrorEntry }
   );
 
 export const json = (status: number, value: unknown, headers?: Record<string, string>): Reply => ({
@@ -40,5 +46,6 @@ export function toA2AError(err: unknown, logger: Logger, where: string): A2AErro
 
 /** REST error body: `{code, message, error, data?}` (wire reference §3.5). */
 export function restError(err: A2AError): Reply {
-  return json(restStatus(err), { ...errorBody(err), error: err.entry.type }, { ...err.headers });
+  const body = toJsonText({ ...errorBody(err), error: err.entry.type });
+  return { kind: 'json', status: restStatus(err), body, headers: { ...err.headers }, refused: err.entry };
 }

@@ -12,6 +12,7 @@ import type { TaskFeed } from '../runtime/task-feed.js';
 import { json, restError, toA2AError, type Reply } from './reply.js';
 import { REST_DIALECTS, type RestDialect, type RestDialectName } from './rest-dialect.js';
 import { camel, normalizeRestPushBody, normalizeRestSendBody } from './rest-input.js';
+import { noteOperation } from '../observe/requests.js';
 
 export interface RestRequest {
   method: string;
@@ -187,6 +188,7 @@ export function createRestHandler(ops: Operations, logger: Logger, gate?: AuthGa
           methodMismatch = true;
           continue;
         }
+        noteOperation(route.op ?? `GET /v1/${route.pattern.join('/')}`, 'rest', m.id);
         try {
           if (gate && route.op && req.caller) await gate.authorize(req.caller, route.op, req.request);
           if (route.op) ops.requireExtensions(route.op, req.extensions);

@@ -13,6 +13,8 @@ import PQueue from 'p-queue';
 import { type Logger } from '../log.js';
 import type { TaskState } from '../a2a/schemas.js';
 import type { PostOutcome, WebhookClient, WebhookRequest } from './webhook-client.js';
+import { traceDelivery } from '../observe/deliveries.js';
+import type { TraceLink } from '../observe/tracing.js';
 
 export interface DeliveryJob {
   taskId: string;
@@ -20,6 +22,8 @@ export interface DeliveryJob {
   state: TaskState;
   terminal: boolean;
   request: WebhookRequest;
+  /** The trace of the turn that produced this notification, when it was traced. */
+  trace?: TraceLink | undefined;
 }
 
 export interface DeliveryDeps {
@@ -60,9 +64,10 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
 }
 
 /** One attempt through the global limiter; a delivery still waiting for a slot at shutdown is aborted. */
-async function attemptOnce(deps: DeliveryDeps, request: WebhookRequest): Promise<PostOutcome> {
+async function attemptOnce(deps: DeliveryDeps, job: DeliveryJob, attempt: number): Promise<PostOutcome> {
+  const post = (headers?: Record<string, string>) => deps.client.post(headers ? { ...job.request, headers } : job.request, deps.shutdown);
   try {
-    return await deps.limiter.add(() => deps.client.post(request, deps.shutdown), { signal: deps.shutdown });
+    return await deps.limiter.add(() => traceDelivery(job.trace, job, attempt, post), { signal: deps.shutdown });
   } catch (err) {
     if (deps.shutdown.aborted) return { kind: 'aborted' };
     throw err;
@@ -78,7 +83,7 @@ export async function deliver(job: DeliveryJob, deps: DeliveryDeps): Promise<Pos
     if (deps.shutdown.aborted) return { kind: 'aborted' };
     let outcome: PostOutcome;
     try {
-      outcome = await attemptOnce(deps, job.request);
+      outcome = await attemptOnce(deps, job, attempt);
     } catch (err) {
       outcome = { kind: 'retryable', reason: err instanceof Error ? err.message : 'unexpected error' };
     }

@@ -22,6 +22,7 @@ import { policyFromSettings } from './address-policy.js';
 import type { StoredPushConfig } from './configs.js';
 import { DeliveryWorker, type DeliveryDeps, type DeliveryJob } from './delivery.js';
 import { createWebhookClient, type WebhookClient } from './webhook-client.js';
+import { traceOf } from '../observe/turns.js';
 
 export type PushSettings = Pick<
   Settings,
@@ -156,6 +157,7 @@ export class PushDispatcher {
         state,
         terminal: isTerminalState(state),
         request: { url: config.url, body, token: config.token, authorization: authorizationOf(config) },
+        trace: traceOf(task),
       };
       this.workerFor(task.id, config.id).enqueue(job);
     }

@@ -15,6 +15,8 @@ export interface WebhookRequest {
   token?: string | undefined;
   /** The full `Authorization` header value. */
   authorization?: string | undefined;
+  /** More headers (the W3C `traceparent` of a traced delivery). */
+  headers?: Readonly<Record<string, string>> | undefined;
 }
 
 export type PostOutcome =
@@ -89,6 +91,7 @@ export function createWebhookClient(options: WebhookClientOptions): WebhookClien
         dispatcher: agent,
         signal: attempt.signal,
         headers: {
+          ...req.headers,
           'content-type': 'application/json',
           'user-agent': 'a2actor-push',
           ...(req.token ? { 'x-a2a-notification-token': req.token } : {}),

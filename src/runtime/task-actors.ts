@@ -9,6 +9,7 @@ import { eventSeqOf, type TaskEventLog } from './event-log.js';
 import { defineRuntimeTaskMachine, type LiveTask, type RuntimeTaskEvent } from './live-task.js';
 import type { LiveTasks } from './live-tasks.js';
 import type { TurnEffects } from './turn-effects.js';
+import { traceTurnStart } from '../observe/turns.js';
 
 export interface TaskActorOptions {
   effects: TurnEffects;
@@ -72,6 +73,7 @@ export function taskActorStarter(opts: TaskActorOptions): ActorStarter {
       ...(inspect ? { inspect } : {}),
     });
     tasks.started();
+    traceTurnStart(live, live.id, live.task.contextId);
     live.actor.start();
   };
 }

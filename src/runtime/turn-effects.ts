@@ -20,6 +20,7 @@ import { markFailed, transitionsOf } from './task-records.js';
 import { agentMessage, applyArtifactChunk, statusEvent, taskView } from './task-views.js';
 import type { TaskWriter } from './task-writes.js';
 import type { Task } from '../a2a/schemas.js';
+import { carryTrace, traceTurnEnd, turnTransition, withTurn } from '../observe/turns.js';
 
 const HANDLER_FAILED = 'The agent failed while handling this task.';
 const RUNTIME_FAILED = 'The server failed while handling this task; it was marked failed.';
@@ -55,7 +56,7 @@ export class TurnEffects {
     let settled: 'AGENT_DONE' | 'AGENT_FAILED' = 'AGENT_DONE';
     let failure: Message | undefined;
     try {
-      await this.deps.agent.handler(context);
+      await withTurn(live, taskId, live.task.contextId, this.deps.logger, () => this.deps.agent.handler(context));
     } catch (err) {
       settled = 'AGENT_FAILED';
       if (!live.cancelRequested) failure = this.failureOf(live, err);
@@ -130,6 +131,7 @@ export class TurnEffects {
     const live = this.deps.live.get(taskId);
     if (!live) return;
     if (artifact) this.addArtifact(live, artifact);
+    turnTransition(live, taskId, live.task.contextId, live.task.status.state, state, this.deps.logger);
     const timestamp = this.nextLiveTimestamp(live);
     live.task.status = message ? { state, timestamp, message } : { state, timestamp };
     if (message) (live.task.history ??= []).push(message);
@@ -178,6 +180,7 @@ export class TurnEffects {
     const listeners = this.deps.transitionListeners;
     if (listeners.size === 0) return;
     const copy = taskView(live.task);
+    carryTrace(copy, live);
     live.whenExposed(() => {
       for (const listener of listeners) {
         try {
@@ -240,6 +243,7 @@ export class TurnEffects {
 
   /** The actor stops and the task leaves memory. */
   release(live: LiveTask): void {
+    traceTurnEnd(live, live.task.status.state);
     this.deps.writer.cancelFlush(live);
     this.deps.live.release(live);
   }
