@@ -5,6 +5,7 @@
  *   cli/ -> server.ts, index.ts, testing.ts -> debug/ -> http/ -> protocol/ -> push/, runtime/
  *   -> cluster/ (implements runtime's ports) ... -> store/, agent.ts -> auth/ -> a2a/ -> machines/
  *   config.ts, log.ts, load-backend.ts, process-guard.ts: leaves anyone may use.
+ *   observe/ (metrics): a leaf folder every layer reports to; it imports nothing of ours.
  */
 const layer = (name, from, forbidden, comment) => ({
   name,
@@ -23,7 +24,7 @@ module.exports = {
     layer(
       'store-below-runtime',
       '^src/store/',
-      '^src/(?!store/|a2a/|load-backend\\.ts)',
+      '^src/(?!store/|a2a/|observe/|load-backend\\.ts)',
       'stores know the model, not tasks in flight or the wire',
     ),
     layer(
@@ -62,6 +63,7 @@ module.exports = {
       '^src/(cli|store|cluster|push|runtime)/|^src/(server|index|testing)\\.ts',
       'the debug page is served by the front end',
     ),
+    layer('observe-is-a-leaf', '^src/observe/', '^src/(?!observe/)', 'metrics are reported to from every layer, so they depend on none'),
     layer('agent-api-is-types', '^src/agent\\.ts$', '^src/(?!a2a/|auth/)', 'the author-facing types rest on the model and auth only'),
     layer('only-the-cli-starts-the-cli', '^src/(?!cli/)', '^src/cli/', 'nothing depends on the command line'),
   ],

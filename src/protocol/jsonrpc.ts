@@ -43,6 +43,7 @@ function rpcError(id: RpcId, err: A2AError): Reply {
     status: rpcStatus(err),
     body: envelope(id, { error: errorBody(err) }),
     headers: { ...err.headers },
+    errorCode: err.entry.code,
   };
 }
 
@@ -140,7 +141,7 @@ export function createJsonRpcHandler(ops: Operations, logger: Logger, gate?: Aut
           // Capability refusals are plain JSON (clients read a JSON body for them); every
           // other error of a streaming method is one SSE error event (wire reference §2.3).
           if (a2a.entry === ERRORS.streamingNotSupported) return rpcError(id, a2a);
-          return { kind: 'stream-error', data: envelope(id, { error: errorBody(a2a) }) };
+          return { kind: 'stream-error', data: envelope(id, { error: errorBody(a2a) }), errorCode: a2a.entry.code };
         }
         return { kind: 'stream', feed, frame: (event) => envelope(id, { result: event }) };
       }

@@ -8,7 +8,8 @@ import { restStatus } from './error-status.js';
 import { errorFields } from '../log.js';
 
 export type Reply =
-  | { kind: 'json'; status: number; body: string; headers?: Readonly<Record<string, string>> }
+  /** `errorCode`: the A2A/JSON-RPC code when the body is an error (what metrics count it as). */
+  | { kind: 'json'; status: number; body: string; headers?: Readonly<Record<string, string>>; errorCode?: number }
   | { kind: 'empty'; status: number }
   | {
       kind: 'stream';
@@ -17,7 +18,7 @@ export type Reply =
       frame: (event: StreamEvent) => string;
     }
   /** An error found after a streaming method was known: one SSE event, then the end. */
-  | { kind: 'stream-error'; data: string };
+  | { kind: 'stream-error'; data: string; errorCode?: number };
 
 export const json = (status: number, value: unknown, headers?: Record<string, string>): Reply => ({
   kind: 'json',
@@ -35,5 +36,11 @@ export function toA2AError(err: unknown, logger: Logger, where: string): A2AErro
 
 /** REST error body: `{code, message, error, data?}` (wire reference §3.5). */
 export function restError(err: A2AError): Reply {
-  return json(restStatus(err), { ...errorBody(err), error: err.entry.type }, { ...err.headers });
+  return {
+    kind: 'json',
+    status: restStatus(err),
+    body: toJsonText({ ...errorBody(err), error: err.entry.type }),
+    headers: { ...err.headers },
+    errorCode: err.entry.code,
+  };
 }

@@ -13,6 +13,7 @@ import PQueue from 'p-queue';
 import { type Logger } from '../log.js';
 import type { TaskState } from '../a2a/schemas.js';
 import type { PostOutcome, WebhookClient, WebhookRequest } from './webhook-client.js';
+import type { Metrics } from '../observe/metrics.js';
 
 export interface DeliveryJob {
   taskId: string;
@@ -34,6 +35,8 @@ export interface DeliveryDeps {
   idleTimeoutMs: number;
   /** Aborted when the server stops waiting for deliveries. */
   shutdown: AbortSignal;
+  /** Where outcomes and attempt durations are counted. */
+  metrics: Metrics;
 }
 
 /** Where a webhook lives, for logs: the origin only (paths and queries can carry secrets). */
@@ -59,10 +62,20 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
+/** One HTTP attempt, timed (from the slot of the limiter on, so waiting for a slot is not counted). */
+async function timedPost(deps: DeliveryDeps, request: WebhookRequest): Promise<PostOutcome> {
+  const started = performance.now();
+  try {
+    return await deps.client.post(request, deps.shutdown);
+  } finally {
+    deps.metrics.pushAttemptDone((performance.now() - started) / 1000);
+  }
+}
+
 /** One attempt through the global limiter; a delivery still waiting for a slot at shutdown is aborted. */
 async function attemptOnce(deps: DeliveryDeps, request: WebhookRequest): Promise<PostOutcome> {
   try {
-    return await deps.limiter.add(() => deps.client.post(request, deps.shutdown), { signal: deps.shutdown });
+    return await deps.limiter.add(() => timedPost(deps, request), { signal: deps.shutdown });
   } catch (err) {
     if (deps.shutdown.aborted) return { kind: 'aborted' };
     throw err;
@@ -84,17 +97,21 @@ export async function deliver(job: DeliveryJob, deps: DeliveryDeps): Promise<Pos
     }
     switch (outcome.kind) {
       case 'delivered':
+        deps.metrics.pushDelivery('delivered');
         deps.logger.debug('push.delivered', { ...fields, attempt, status: outcome.status });
         return outcome;
       case 'aborted':
         return outcome;
       case 'refused':
+        deps.metrics.pushDelivery('refused_url');
         deps.logger.warn('push.url_rejected', { ...fields, reason: outcome.reason });
         return outcome;
       case 'failed':
+        deps.metrics.pushDelivery('failed');
         deps.logger.warn('push.delivery_failed', { ...fields, attempts: attempt, reason: outcome.reason, ...statusOf(outcome) });
         return outcome;
       case 'retryable':
+        deps.metrics.pushDelivery(attempt >= deps.maxAttempts ? 'failed' : 'retried');
         if (attempt >= deps.maxAttempts) {
           deps.logger.warn('push.delivery_failed', { ...fields, attempts: attempt, reason: outcome.reason, ...statusOf(outcome) });
           return outcome;

@@ -19,6 +19,7 @@ import { markFailed, transitionsOf } from './task-records.js';
 import { agentMessage, applyArtifactChunk, statusEvent, taskView } from './task-views.js';
 import type { TaskWriter } from './task-writes.js';
 import type { Task } from '../a2a/schemas.js';
+import { NO_METRICS, type Metrics } from '../observe/metrics.js';
 
 const HANDLER_FAILED = 'The agent failed while handling this task.';
 const RUNTIME_FAILED = 'The server failed while handling this task; it was marked failed.';
@@ -33,13 +34,17 @@ export interface TurnEffectsDeps {
   ownership: TaskOwnership;
   logger: Logger;
   transitionListeners: ReadonlySet<TransitionListener>;
+  /** Where transitions and turn durations are counted (default: nowhere). */
+  metrics?: Metrics;
 }
 
 export class TurnEffects {
   /** What the agent context calls for the handler. */
   readonly driver: AgentContextDriver;
+  private readonly metrics: Metrics;
 
   constructor(private readonly deps: TurnEffectsDeps) {
+    this.metrics = deps.metrics ?? NO_METRICS;
     this.driver = {
       agentEvent: (live, event) => this.agentEvent(live, event),
       reply: (live, message) => this.reply(live, message),
@@ -53,6 +58,7 @@ export class TurnEffects {
     const context = createAgentContext(live, this.driver);
     let settled: 'AGENT_DONE' | 'AGENT_FAILED' = 'AGENT_DONE';
     let failure: Message | undefined;
+    const started = performance.now();
     try {
       await this.deps.agent.handler(context);
     } catch (err) {
@@ -62,6 +68,7 @@ export class TurnEffects {
         failure = agentMessage(HANDLER_FAILED, live.id, live.task.contextId);
       }
     }
+    this.metrics.turnDone((performance.now() - started) / 1000);
     // After a terminal call the machine has already left `working`: nothing to report.
     if (!live.accepts(settled)) return;
     live.actor.send(settled === 'AGENT_DONE' ? { type: settled } : { type: settled, message: failure });
@@ -116,6 +123,7 @@ export class TurnEffects {
   stateEntered(taskId: string, state: TaskState, message: Message | undefined, artifact?: ArtifactChunk): void {
     const live = this.deps.live.get(taskId);
     if (!live) return;
+    this.metrics.taskEntered(state);
     if (artifact) this.addArtifact(live, artifact);
     const timestamp = this.nextLiveTimestamp(live);
     live.task.status = message ? { state, timestamp, message } : { state, timestamp };
