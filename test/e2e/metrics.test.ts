@@ -56,8 +56,8 @@ describe('metrics after a scripted workload (SQLite store, webhooks to 127.0.0.1
     const rest = client(server.url, 'rest');
     for (let i = 0; i < 3; i++) expect((await rpc.send({ message: userMessage(`echo rpc ${i}`) })).result.status.state).toBe('completed');
     for (let i = 0; i < 2; i++) expect((await rest.send({ message: userMessage(`echo rest ${i}`) })).result.status.state).toBe('completed');
-    expect((await rpc.get('no-such-task')).error.code).toBe(-32001);
-    expect((await rpcCall(server.url, 'no/such/method', {})).error.code).toBe(-32601);
+    expect((await rpc.get('no-such-task')).error?.code).toBe(-32001);
+    expect((await rpcCall(server.url, 'no/such/method', {})).error?.code).toBe(-32601);
     expect((await fetch(`${server.url}/.well-known/agent-card.json`)).status).toBe(200);
 
     const stream = await openSse(server.url, {
