@@ -4,7 +4,8 @@
  *
  *   cli/ -> server.ts, index.ts, testing.ts -> debug/ -> http/ -> protocol/ -> push/, runtime/
  *   -> cluster/ (implements runtime's ports) ... -> store/, agent.ts -> auth/ -> a2a/ -> machines/
- *   config.ts, log.ts, load-backend.ts, process-guard.ts, observe/: leaves anyone may use.
+ *   config.ts, log.ts, load-backend.ts, process-guard.ts: leaves anyone may use.
+ *   observe/ (metrics, traces, logs): a leaf folder every layer reports to; it imports nothing of ours.
  */
 const layer = (name, from, forbidden, comment) => ({
   name,
@@ -17,14 +18,19 @@ const layer = (name, from, forbidden, comment) => ({
 module.exports = {
   forbidden: [
     { name: 'no-circular', severity: 'error', comment: 'modules import each other in a circle', from: {}, to: { circular: true } },
-    layer('observe-is-a-leaf', '^src/observe/', '^src/(?!observe/)', 'logs and traces are used by every layer and know none of them'),
+    layer(
+      'observe-is-a-leaf',
+      '^src/observe/',
+      '^src/(?!observe/)',
+      'metrics, logs and traces are used by every layer and know none of them',
+    ),
     layer('a2a-is-the-model', '^src/a2a/', '^src/(?!a2a/)', 'the wire model depends on nothing of ours (machines/ only)'),
     layer('machines-are-pure', '^machines/', '^src/', 'the machine definitions know only XState'),
     layer('auth-below-the-wire', '^src/auth/', '^src/(?!auth/|a2a/|log\\.ts)', 'authentication knows the model and the logger only'),
     layer(
       'store-below-runtime',
       '^src/store/',
-      '^src/(?!store/|a2a/|load-backend\\.ts)',
+      '^src/(?!store/|a2a/|observe/|load-backend\\.ts)',
       'stores know the model, not tasks in flight or the wire',
     ),
     layer(

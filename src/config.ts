@@ -18,6 +18,8 @@ const list = z
   .union([z.array(z.string()), z.string()])
   .transform((v) => (Array.isArray(v) ? v : v.split(',')).map((s) => s.trim().toLowerCase()).filter(Boolean));
 
+const portNumber = z.coerce.number({ error: 'must be a port number (0-65535)' }).int().min(0).max(65535);
+
 export const SettingsSchema = z.object({
   host: z.string().default('127.0.0.1'),
   /**
@@ -25,7 +27,7 @@ export const SettingsSchema = z.object({
    * forces one; `none`: no listener, the app mounts `server.nodeHandler()` itself.
    */
   frontEnd: z.enum(['auto', 'uws', 'node', 'none']).default('auto'),
-  port: z.coerce.number({ error: 'must be a port number (0-65535)' }).int().min(0).max(65535).default(8080),
+  port: portNumber.default(8080),
   /** `memory`, `sqlite:<path>` (or a path ending in .db/.sqlite). */
   store: z.string().default('sqlite:./data/a2actor.db'),
   /**
@@ -101,6 +103,13 @@ export const SettingsSchema = z.object({
   cardSigningJku: z.url({ protocol: /^https?$/ }).optional(),
   /** For an RSA key: RS256 (default) or PS256 (and the 384/512 forms). */
   cardSigningAlg: z.enum(CARD_SIGNING_ALGORITHMS).optional(),
+  /**
+   * Prometheus metrics at `GET /metrics` (public, like health). `createServer` also takes
+   * `{ port }` here: the same as setting `metricsPort`.
+   */
+  metrics: z.union([bool, z.object({ port: portNumber })]).default(true),
+  /** A listener of its own for /metrics (plain node:http, same host), off the public port; unset = the server's port. */
+  metricsPort: portNumber.optional(),
 });
 
 export type Settings = z.infer<typeof SettingsSchema>;

@@ -26,6 +26,9 @@ import { openStore } from './store/open.js';
 import { openCoordinator, openEventLog } from './cluster/open.js';
 import type { Coordinator } from './runtime/coordinator.js';
 import type { TaskStore } from './store/types.js';
+import { measuredStore } from './store/measured.js';
+import { createMetrics, type ServerMetrics } from './observe/metrics.js';
+import { metricsRoute, startMetricsListener, type MetricsListener } from './http/metrics-endpoint.js';
 
 export interface CreateServerOptions extends Partial<SettingsInput> {
   agent: AgentDefinition;
@@ -49,10 +52,16 @@ export interface CreateServerOptions extends Partial<SettingsInput> {
   cardSigning?: CardSigningOptions;
 }
 
+/** With SERVICE_METRICS_PORT (or `metrics: { port }`), /metrics has a listener of its own. */
+const metricsPortOf = (settings: Settings): number | undefined =>
+  typeof settings.metrics === 'object' ? settings.metrics.port : settings.metricsPort;
+
 export interface A2AServer {
   /** `http://host:port` */
   readonly url: string;
   readonly port: number;
+  /** Where /metrics is served: the server's own URL, or its own listener's (undefined: metrics off). */
+  readonly metricsUrl: string | undefined;
   readonly settings: Settings;
   /** Which front end serves: `uws` (a native uWebSockets.js build), `node` (node:http), `none` (mounted only). */
   readonly frontEnd: FrontEndKind;
@@ -169,6 +178,7 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
   // The /chat page and the Stately inspector; an `inspector` given here wins over `inspect`.
   const debug = await setupDebug({ ...settings, inspect: settings.inspect && !inspector }, logger);
   const inspect = inspector ?? debug.inspect;
+  const metrics = settings.metrics === false ? undefined : createMetrics();
   let store: TaskStore;
   try {
     store = taskStore ?? (await openStore(settings.store));
@@ -177,20 +187,23 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
   }
   const events =
     eventLog ??
-    (await openEventLog(settings, logger).catch(async (err: unknown) => {
+    (await openEventLog(settings, logger, metrics).catch(async (err: unknown) => {
       await store.close();
       throw backendError('event log', settings.events, err);
     }));
   let coordinator: Coordinator;
   try {
-    coordinator = givenCoordinator ?? (await openCoordinator(settings.events, settings.leaseTtl, logger));
+    coordinator = givenCoordinator ?? (await openCoordinator(settings.events, settings.leaseTtl, logger, metrics));
   } catch (err) {
     await store.close();
     throw backendError('event log', settings.events, err);
   }
+  // Timed store operations; `server.store` stays the adapter itself.
+  const timedStore = metrics ? measuredStore(store, metrics) : store;
   const service = new TaskService({
     agent,
-    store,
+    store: timedStore,
+    metrics,
     events,
     settings,
     logger,
@@ -200,9 +213,9 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
     beforeHandOver: (taskId) => pushDelivery?.drained(taskId, 2000) ?? Promise.resolve(),
     ...(inspect ? { inspect } : {}),
   });
-  const push = new PushConfigs(store, settings.pushMaxConfigsPerTask);
+  const push = new PushConfigs(timedStore, settings.pushMaxConfigsPerTask);
   // Webhook delivery: every transition of an exposed task goes to the task's configs.
-  const pushDelivery = capabilities.pushNotifications ? new PushDispatcher({ configs: push, settings, logger }) : undefined;
+  const pushDelivery = capabilities.pushNotifications ? new PushDispatcher({ configs: push, settings, logger, metrics }) : undefined;
   if (pushDelivery) {
     push.onChange((taskId) => pushDelivery.invalidate(taskId));
     service.setInlinePushRegistrar(async (taskId, config) => {
@@ -223,7 +236,26 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
       events: () => Promise.all([coordinator.ping(), events.ping?.()]).then(() => undefined),
     },
   });
-  const router = createRouter(ops, logger, { maxJsonDepth: settings.maxJsonDepth, restDialect: settings.restDialect }, gate);
+  const router = createRouter(ops, logger, { maxJsonDepth: settings.maxJsonDepth, restDialect: settings.restDialect }, gate, metrics);
+  /**
+   * The exposition: gauges are read from the server as it stands, and readiness is checked at
+   * each scrape (with the readiness endpoint's own timeout) rather than cached from the last
+   * probe: nothing guarantees a probe runs, and one ping per backend per scrape is cheap.
+   */
+  const renderWith = (m: ServerMetrics) => async (): Promise<string> => {
+    const { checks } = (await ops.readiness()).body;
+    const stats = server.stats();
+    return m.render({
+      liveTasks: stats.liveTasks,
+      runningActors: stats.runningActors,
+      openStreams: stats.openStreams,
+      pushInFlight: stats.push.inFlight,
+      pushQueued: stats.push.queued,
+      ready: { store: checks.store === 'ok', events: checks.events === 'ok' },
+    });
+  };
+  const renderMetrics = metrics ? renderWith(metrics) : undefined;
+  const metricsPort = metrics ? metricsPortOf(settings) : undefined;
 
   const { recovered } = await service.init();
   const httpOptions: HttpOptions = {
@@ -231,9 +263,14 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
     port: settings.port,
     maxBodyBytes: settings.maxBodyBytes,
     route: observeRoutes(router, logger),
-    rawRoutes: [...debug.rawRoutes, ...(rawRoutes ?? [])],
+    rawRoutes: [
+      ...(renderMetrics && metricsPort === undefined ? [metricsRoute(renderMetrics)] : []),
+      ...debug.rawRoutes,
+      ...(rawRoutes ?? []),
+    ],
     sse: { heartbeatMs: settings.sseHeartbeat * 1000, maxBufferedBytes: settings.sseMaxBufferedBytes },
     logger,
+    ...(metrics ? { metrics } : {}),
   };
   /** Handlers mounted in host apps: their open streams count and close with the server's. */
   const mounted: ReturnType<typeof nodeHandler>['exchange'][] = [];
@@ -249,13 +286,33 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
     await store.close();
     throw err;
   }
+  let metricsListener: MetricsListener | undefined;
+  if (renderMetrics && metricsPort !== undefined) {
+    try {
+      metricsListener = await startMetricsListener(settings.host, metricsPort, renderMetrics);
+    } catch (err) {
+      http.close();
+      await service.close();
+      debug.close();
+      await pushDelivery?.close(0);
+      await coordinator.close();
+      await store.close();
+      throw err;
+    }
+  }
   const url = http.frontEnd === 'none' ? '' : `http://${hostPort(settings.host, http.port)}`;
+  const metricsUrl = metricsListener
+    ? `http://${hostPort(settings.host, metricsListener.port)}/metrics`
+    : renderMetrics && url
+      ? `${url}/metrics`
+      : undefined;
   logger.info('server.started', {
     url,
     agent: agent.card.name,
     store: store.description,
     events: coordinator.description,
     frontEnd,
+    metrics: metricsUrl ?? (renderMetrics ? 'mounted app /metrics' : 'off'),
     capabilities,
     ...(signer ? { cardSigning: { alg: signer.alg, ...(signer.kid ? { kid: signer.kid } : {}) } } : {}),
     recoveredTasks: recovered,
@@ -266,6 +323,7 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
   const server: A2AServer = {
     url,
     port: http.port,
+    metricsUrl,
     settings,
     frontEnd: http.frontEnd,
     native: http.frontEnd === 'uws',
@@ -291,6 +349,7 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
     close() {
       closing ??= (async () => {
         http.close();
+        await metricsListener?.close();
         for (const m of mounted) m.closeStreams();
         await service.close();
         debug.close();

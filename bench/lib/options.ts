@@ -31,7 +31,7 @@ export const USAGE = `usage: npm run bench -- [options]
   --warmup <s>          unmeasured warm-up before each window (default 2, quick 0.25)
   --connections <n>     concurrent requests (default 64)
   --tasks <n>           tasks for W5 (and the store W8 lists) (default 100000, quick 3000)
-  --servers <list>      of ${SERVER_KINDS.join(',')} (default all; ours-memory, ours-node, ours-auth, ours-sqlite, ours-cluster also name ours;
+  --servers <list>      of ${SERVER_KINDS.join(',')} (default all; ours-memory, ours-node, ours-auth, ours-metrics, ours-sqlite, ours-cluster also name ours;
                         cluster: two replicas on PostgreSQL 127.0.0.1:5432 and Redis 127.0.0.1:6379)
   --workloads <list>    of ${WORKLOAD_IDS.join(',')} (default all)
   --profile <workload>  run it with the server under --cpu-prof and print where the CPU went
@@ -45,6 +45,7 @@ const SERVER_ALIASES: Readonly<Record<string, ServerKind>> = {
   'ours-mem': 'memory',
   'ours-node': 'node',
   'ours-auth': 'auth',
+  'ours-metrics': 'metrics',
   'ours-sqlite': 'sqlite',
   'ours-cluster': 'cluster',
 };

@@ -13,6 +13,7 @@ export const SERVER_LABEL: Record<ServerKind, string> = {
   memory: 'ours mem',
   node: 'ours node',
   auth: 'ours auth',
+  metrics: 'ours metrics',
   sqlite: 'ours sqlite',
   cluster: 'ours 2×pg',
   peer: 'peer sdk',
@@ -40,6 +41,11 @@ function noteOf(row: Row): string {
   if (row.authCostMicros !== undefined) {
     notes.push(
       `auth adds ${row.authCostMicros >= 0 ? '+' : ''}${fixed(row.authCostMicros)} µs CPU/task (interleaved, see below; target ≤ +5)${row.authCostMicros <= 5 ? ' ✓' : ''}`,
+    );
+  }
+  if (row.metricsCostMicros !== undefined) {
+    notes.push(
+      `metrics add ${row.metricsCostMicros >= 0 ? '+' : ''}${fixed(row.metricsCostMicros)} µs CPU/task (interleaved, see below; target ≤ +3)${row.metricsCostMicros <= 3 ? ' ✓' : ''}`,
     );
   }
   if (row.errorSamples?.length) notes.push(`first error: ${row.errorSamples[0]}`);

@@ -27,7 +27,7 @@ import { machineInfo, type MachineInfo } from './proc.js';
 import { SERVER_LABEL } from './report.js';
 import type { LoadSpec, RequestTemplate, ServerKind, WorkloadId } from './types.js';
 import { headersFor, RUN_ORDER, WORKLOADS, requests } from './workloads.js';
-import { authCostNote, measureAuthCost } from './auth-cost.js';
+import { authCostNote, measureAuthCost, metricsCostNote } from './auth-cost.js';
 
 export type Outcome = 'measured' | 'skipped' | 'failed' | 'not-yet-measured';
 
@@ -72,6 +72,8 @@ export interface Row {
   cpuVsPeer?: number;
   /** The `auth` W1 row: CPU µs per task bearer auth adds (bench/lib/auth-cost.ts, interleaved rounds). */
   authCostMicros?: number;
+  /** The `metrics` W1 row: CPU µs per task metrics add (the same interleaved measurement). */
+  metricsCostMicros?: number;
   /** req/s over the raw-uWS ceiling for the same method. */
   ofCeiling?: number;
 }
@@ -251,7 +253,7 @@ async function runWorkload(id: WorkloadId, run: ServerRun, opts: BenchOptions, l
 }
 
 /** Our server kinds: each is compared with the peer. */
-const OURS_KINDS: ReadonlySet<ServerKind> = new Set(['memory', 'node', 'auth', 'sqlite', 'cluster']);
+const OURS_KINDS: ReadonlySet<ServerKind> = new Set(['memory', 'node', 'auth', 'metrics', 'sqlite', 'cluster']);
 
 /** The measured row of a workload on a server kind, if this run has one. */
 const measuredRow = (rows: readonly Row[], id: WorkloadId | undefined, kind: ServerKind): Row | undefined =>
@@ -422,6 +424,24 @@ export async function runSuite(opts: BenchOptions, log: (line: string) => void =
         const row = rows.find((r) => r.workload === 'W1' && r.server === 'auth' && r.outcome === 'measured');
         if (row) row.authCostMicros = cost.costMicros;
         notes.push(authCostNote(cost));
+      } catch (err) {
+        notes.push(err instanceof Error ? err.message : String(err));
+      }
+    }
+    // What metrics cost, the same way (nothing scrapes: the cost is the hot path's counters).
+    if (
+      build !== undefined &&
+      opts.profile === undefined &&
+      opts.servers.includes('memory') &&
+      opts.servers.includes('metrics') &&
+      opts.workloads.includes('W1')
+    ) {
+      try {
+        const cost = await measureAuthCost(build, opts, opts.quick ? 2 : 4, join(temp, 'metrics-cost.db'), 'metrics');
+        log(`metrics cost: ${cost.costMicros} µs CPU per task (metrics ${cost.auth.join(', ')}; mem ${cost.memory.join(', ')})`);
+        const row = rows.find((r) => r.workload === 'W1' && r.server === 'metrics' && r.outcome === 'measured');
+        if (row) row.metricsCostMicros = cost.costMicros;
+        notes.push(metricsCostNote(cost));
       } catch (err) {
         notes.push(err instanceof Error ? err.message : String(err));
       }

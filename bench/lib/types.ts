@@ -9,8 +9,8 @@
  * `cluster` is ours as a service of two replicas (two processes) on PostgreSQL and Redis.
  */
 /** `node`: ours on the node:http front end (memory store), what serves where no native uWS build loads. */
-export type ServerKind = 'raw' | 'memory' | 'node' | 'auth' | 'sqlite' | 'cluster' | 'peer';
-export const SERVER_KINDS: readonly ServerKind[] = ['raw', 'memory', 'node', 'auth', 'sqlite', 'cluster', 'peer'];
+export type ServerKind = 'raw' | 'memory' | 'node' | 'auth' | 'metrics' | 'sqlite' | 'cluster' | 'peer';
+export const SERVER_KINDS: readonly ServerKind[] = ['raw', 'memory', 'node', 'auth', 'metrics', 'sqlite', 'cluster', 'peer'];
 
 /** W1..W8 from issue 5; C1/C6 are the raw server's ceilings for POST and GET. */
 export type WorkloadId = 'C1' | 'C6' | 'W1' | 'W2' | 'W3' | 'W4' | 'W5' | 'W6' | 'W7' | 'W8';

@@ -68,9 +68,11 @@ export const WORKLOADS: Record<WorkloadId, Workload> = {
     unit: 'task',
     check: 'rpc-completed',
     ceiling: 'C1',
-    servers: [...BOTH, 'auth'],
+    servers: [...BOTH, 'auth', 'metrics'],
     skipped: {},
-    note: 'W1 also runs on "ours auth": the memory server with bearer auth on (static token); its note gives the CPU cost over ours mem.',
+    note:
+      'W1 also runs on "ours auth": the memory server with bearer auth on (static token), and on "ours metrics": with Prometheus metrics on ' +
+      '(every other ours server runs with metrics off); their notes give the CPU cost over ours mem.',
   },
   W2: {
     id: 'W2',

@@ -16,6 +16,12 @@ const events = process.argv[3] ?? 'memory';
 const frontEnd = process.argv[4] === 'node' ? 'node' : 'auto';
 /** `auth`: bearer authentication on (one static token), to measure what it costs. */
 const withAuth = process.argv[5] === 'auth';
+/**
+ * `metrics`: Prometheus metrics on (the shipped default). Every other run has them off, so
+ * its numbers stay comparable with reports from before metrics existed; the `metrics` server
+ * kind and its interleaved cost note (bench/lib/auth-cost.ts) say what they add.
+ */
+const withMetrics = process.argv[5] === 'metrics';
 
 /** The store as the report names it: PostgreSQL's description leaves out the schema. */
 function storeOf(description: string): string {
@@ -36,6 +42,7 @@ await serve(async () => {
     pushAllowHttp: true,
     pushAllowedHosts: ['127.0.0.1'],
     frontEnd,
+    metrics: withMetrics,
   });
   const parts = [
     'a2actor',
@@ -43,6 +50,7 @@ await serve(async () => {
     ...(events === 'memory' ? [] : [`events ${events}`]),
     `front end ${server.frontEnd}`,
     ...(withAuth ? ['bearer auth'] : []),
+    withMetrics ? 'metrics on' : 'metrics off',
   ];
   return { url: server.url, description: parts.join(', '), close: () => server.close() };
 });

@@ -4,14 +4,16 @@ import type { Logger } from '../log.js';
 import { MemoryEventLog, type TaskEventLog } from '../runtime/event-log.js';
 import { LocalCoordinator, type Coordinator } from '../runtime/coordinator.js';
 import { loadBackend } from '../load-backend.js';
+import type { Metrics } from '../observe/metrics.js';
 
-export async function openCoordinator(events: string, leaseTtlSeconds: number, logger: Logger): Promise<Coordinator> {
+export async function openCoordinator(events: string, leaseTtlSeconds: number, logger: Logger, metrics?: Metrics): Promise<Coordinator> {
   if (events === 'memory') return new LocalCoordinator();
   let lastReport = 0;
   const { RedisCoordinator } = await loadBackend(() => import('./redis-coordinator.js'), 'ioredis', 'the Redis event log');
   return RedisCoordinator.open({
     url: events,
     leaseTtlMs: leaseTtlSeconds * 1000,
+    ...(metrics ? { metrics } : {}),
     // ioredis reports every failed reconnect; one line per few seconds is enough.
     onError: (err) => {
       if (Date.now() - lastReport < 5000) return;
@@ -24,6 +26,7 @@ export async function openCoordinator(events: string, leaseTtlSeconds: number, l
 export async function openEventLog(
   settings: Pick<Settings, 'events' | 'eventReplay' | 'eventRetention'>,
   logger: Logger,
+  metrics?: Metrics,
 ): Promise<TaskEventLog> {
   const local = new MemoryEventLog(settings.eventReplay, settings.eventRetention * 1000);
   if (settings.events === 'memory') return local;
@@ -34,5 +37,6 @@ export async function openEventLog(
     capacity: settings.eventReplay,
     retentionMs: settings.eventRetention * 1000,
     logger,
+    ...(metrics ? { metrics } : {}),
   });
 }

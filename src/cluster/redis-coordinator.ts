@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { a2aError } from '../a2a/errors.js';
 import type { Coordinator } from '../runtime/coordinator.js';
+import { NO_METRICS, type Metrics } from '../observe/metrics.js';
 
 const RENEW = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end`;
 const RELEASE = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end`;
@@ -20,6 +21,8 @@ export interface RedisCoordinatorOptions {
   /** Key prefix, so several services can share one Redis. */
   prefix?: string;
   onError?: (err: Error) => void;
+  /** Where lease claims and renewals are counted. */
+  metrics?: Metrics;
 }
 
 export class RedisCoordinator implements Coordinator {
@@ -31,12 +34,14 @@ export class RedisCoordinator implements Coordinator {
   private readonly listeners = new Set<(taskId: string) => void>();
   private readonly renewTimer: NodeJS.Timeout;
   private readonly prefix: string;
+  private readonly metrics: Metrics;
 
   private constructor(private readonly opts: RedisCoordinatorOptions) {
     const url = new URL(opts.url);
     url.password = '';
     this.description = `redis://${url.host}${url.pathname}`;
     this.prefix = opts.prefix ?? 'a2actor';
+    this.metrics = opts.metrics ?? NO_METRICS;
     const connection = { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true } as const;
     this.redis = new Redis(opts.url, connection);
     this.sub = new Redis(opts.url, { ...connection, enableOfflineQueue: true });
@@ -82,12 +87,17 @@ export class RedisCoordinator implements Coordinator {
 
   async acquire(taskId: string): Promise<boolean> {
     const key = this.leaseKey(taskId);
-    const ok = await this.call(() => this.redis.set(key, this.replicaId, 'PX', this.opts.leaseTtlMs, 'NX'));
-    if (ok === 'OK' || (await this.call(() => this.redis.get(key))) === this.replicaId) {
-      this.held.add(taskId);
-      return true;
+    let mine: boolean;
+    try {
+      const ok = await this.call(() => this.redis.set(key, this.replicaId, 'PX', this.opts.leaseTtlMs, 'NX'));
+      mine = ok === 'OK' || (await this.call(() => this.redis.get(key))) === this.replicaId;
+    } catch (err) {
+      this.metrics.leaseOpDone('claim', 'error');
+      throw err;
     }
-    return false;
+    this.metrics.leaseOpDone('claim', mine ? 'acquired' : 'held_elsewhere');
+    if (mine) this.held.add(taskId);
+    return mine;
   }
 
   async release(taskId: string): Promise<void> {
@@ -109,9 +119,16 @@ export class RedisCoordinator implements Coordinator {
 
   private async renewAll(): Promise<void> {
     if (this.held.size === 0 || this.redis.status !== 'ready') return;
+    const tasks = [...this.held];
     const pipeline = this.redis.pipeline();
-    for (const taskId of this.held) pipeline.eval(RENEW, 1, this.leaseKey(taskId), this.replicaId, this.opts.leaseTtlMs);
-    await pipeline.exec().catch((err: Error) => this.opts.onError?.(err));
+    for (const taskId of tasks) pipeline.eval(RENEW, 1, this.leaseKey(taskId), this.replicaId, this.opts.leaseTtlMs);
+    const results = await pipeline.exec().catch((err: Error) => {
+      this.opts.onError?.(err);
+      return null;
+    });
+    // Each renewal answers 1 (still ours, extended) or 0 (expired or taken: the lease is lost).
+    if (!results) for (const _ of tasks) this.metrics.leaseOpDone('renew', 'error');
+    else for (const [err, renewed] of results) this.metrics.leaseOpDone('renew', err ? 'error' : renewed === 1 ? 'renewed' : 'lost');
   }
 
   async ping(): Promise<void> {

@@ -11,6 +11,7 @@ import { Redis } from 'ioredis';
 import type { Logger } from '../log.js';
 import { a2aError } from '../a2a/errors.js';
 import type { StreamEvent } from '../a2a/schemas.js';
+import { NO_METRICS, type Metrics } from '../observe/metrics.js';
 import type { EventListener, EventLogStats, LoggedEvent, MemoryEventLog, TaskEventLog } from '../runtime/event-log.js';
 
 export interface RedisEventLogOptions {
@@ -22,6 +23,8 @@ export interface RedisEventLogOptions {
   retentionMs: number;
   logger: Logger;
   prefix?: string;
+  /** Where appends mirrored to Redis and Stream reads are counted and timed. */
+  metrics?: Metrics;
 }
 
 /** A running turn's Stream expires after this even if its replica dies without closing it. */
@@ -43,9 +46,11 @@ export class RedisEventLog implements TaskEventLog {
   private readonly ownTurns = new Set<string>();
   private readonly mirrors = new Map<string, Mirror>();
   private lastErrorLog = 0;
+  private readonly metrics: Metrics;
 
   private constructor(private readonly opts: RedisEventLogOptions) {
     this.prefix = opts.prefix ?? 'a2actor';
+    this.metrics = opts.metrics ?? NO_METRICS;
     // Owner writes are fire-and-forget: with no offline queue they fail fast while Redis is
     // down (logged) instead of piling up in memory.
     this.redis = new Redis(opts.url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true });
@@ -98,13 +103,21 @@ export class RedisEventLog implements TaskEventLog {
     const seq = this.opts.local.append(taskId, event);
     if (this.ownTurns.has(taskId)) {
       const key = this.streamKey(taskId);
+      const started = performance.now();
+      const done = (ok: boolean) => this.metrics.eventLogOpDone('append', ok, (performance.now() - started) / 1000);
       this.redis
         .multi()
         .xadd(key, 'MAXLEN', '~', String(Math.max(1, this.opts.capacity)), `0-${seq}`, 'e', JSON.stringify(event))
         .pexpire(key, ORPHAN_EXPIRY_MS)
         .publish(this.channel(taskId), String(seq))
         .exec()
-        .catch((err: Error) => this.report(err));
+        .then(
+          () => done(true),
+          (err: Error) => {
+            done(false);
+            this.report(err);
+          },
+        );
     }
     return seq;
   }
@@ -174,7 +187,17 @@ export class RedisEventLog implements TaskEventLog {
   private async read(taskId: string): Promise<void> {
     if (this.ownTurns.has(taskId)) return;
     const last = this.opts.local.lastSeq(taskId);
-    const entries = await this.redis.xrange(this.streamKey(taskId), last > 0 ? `(0-${last}` : '-', '+');
+    const started = performance.now();
+    const entries = await this.redis.xrange(this.streamKey(taskId), last > 0 ? `(0-${last}` : '-', '+').then(
+      (found) => {
+        this.metrics.eventLogOpDone('read', true, (performance.now() - started) / 1000);
+        return found;
+      },
+      (err: unknown) => {
+        this.metrics.eventLogOpDone('read', false, (performance.now() - started) / 1000);
+        throw err;
+      },
+    );
     for (const [id, fields] of entries) {
       const seq = Number(id.slice(2));
       const raw = fields[1];

@@ -11,17 +11,28 @@ import { earlyErrorReply, type ProtocolRequest } from '../protocol/router.js';
 import { baseUrlOf } from '../protocol/card.js';
 import { Heartbeat, SseWriter, type SseLimits } from './sse.js';
 import type { WireRequest, WireResponse } from './wire.js';
+import type { Metrics } from '../observe/metrics.js';
 
 export type { WireRequest, WireResponse };
 
+export interface RawAnswer {
+  status: number;
+  contentType: string;
+  body: string | Buffer;
+  headers?: Record<string, string>;
+}
+
 export interface RawRoute {
-  /** Serves a request outside the A2A protocol (e.g. the debug page); undefined = not handled. */
+  /**
+   * Serves a request outside the A2A protocol (the debug page, /metrics); undefined = not
+   * handled. Whether it is handled is decided at once; the answer may come later (a promise).
+   */
   (req: {
     method: string;
     path: string;
     query: string;
     headers: Readonly<Record<string, string>>;
-  }): { status: number; contentType: string; body: string | Buffer; headers?: Record<string, string> } | undefined;
+  }): RawAnswer | Promise<RawAnswer> | undefined;
 }
 
 export interface ExchangeOptions {
@@ -30,6 +41,8 @@ export interface ExchangeOptions {
   rawRoutes?: RawRoute[];
   sse: SseLimits & { heartbeatMs: number };
   logger: Logger;
+  /** Where SSE events and cut streams are counted (default: nowhere). */
+  metrics?: Metrics;
 }
 
 export interface HttpOptions extends ExchangeOptions {
@@ -190,13 +203,23 @@ export function createExchange(opts: ExchangeOptions, fallbackHost: string) {
       });
       return;
     }
-    const writer = new SseWriter(res, opts.sse, heartbeat, opts.logger, () => streams.delete(writer));
+    const writer = new SseWriter(res, opts.sse, heartbeat, opts.logger, () => streams.delete(writer), opts.metrics);
     state.onAbort = () => writer.clientGone();
     if (reply.kind === 'stream-error') writer.single(reply.data, reply.headers);
     else writer.run(reply.feed, reply.frame, reply.headers);
     // Counted as open only once it really streams: a stream that ended (or failed) while it
     // started has already left, and must not be added back.
     if (writer.isOpen) streams.add(writer);
+  };
+
+  const writeRaw = (res: WireResponse, state: RequestState, out: RawAnswer): void => {
+    if (state.aborted) return;
+    res.cork(() => {
+      res.writeStatus(statusLine(out.status)).writeHeader('Content-Type', out.contentType).writeHeader('X-Content-Type-Options', 'nosniff');
+      for (const [k, v] of Object.entries(out.headers ?? {})) res.writeHeader(k, v);
+      if (state.head) endHead(res, Buffer.byteLength(out.body), false);
+      else res.end(out.body);
+    });
   };
 
   /** Answers once with an error in the transport's shape, closing the connection if asked. */
@@ -221,15 +244,14 @@ export function createExchange(opts: ExchangeOptions, fallbackHost: string) {
     for (const raw of opts.rawRoutes ?? []) {
       const out = raw({ method, path, query, headers });
       if (!out) continue;
-      res.cork(() => {
-        res
-          .writeStatus(statusLine(out.status))
-          .writeHeader('Content-Type', out.contentType)
-          .writeHeader('X-Content-Type-Options', 'nosniff');
-        for (const [k, v] of Object.entries(out.headers ?? {})) res.writeHeader(k, v);
-        if (state.head) endHead(res, Buffer.byteLength(out.body), false);
-        else res.end(out.body);
-      });
+      if (out instanceof Promise) {
+        out
+          .catch((err: unknown): RawAnswer => {
+            opts.logger.error('http.raw_route_failed', { method, path, ...errorFields(err) });
+            return { status: 500, contentType: 'text/plain', body: 'internal error\n' };
+          })
+          .then((answer) => writeRaw(res, state, answer));
+      } else writeRaw(res, state, out);
       return;
     }
 

@@ -21,6 +21,7 @@ import { errorFields, type Logger } from '../log.js';
 import type { StreamEvent } from '../a2a/schemas.js';
 import type { TaskFeed } from '../runtime/task-feed.js';
 import type { WireResponse } from './wire.js';
+import { NO_METRICS, type Metrics } from '../observe/metrics.js';
 
 export interface SseLimits {
   /** Bytes a stream may have waiting for a slow reader before it is closed. */
@@ -95,6 +96,7 @@ export class SseWriter {
     private readonly logger: Logger,
     /** Called once, when the response is over (ended, closed or aborted). */
     private readonly onDone: () => void,
+    private readonly metrics: Metrics = NO_METRICS,
   ) {}
 
   /** `headers`: the reply's own (X-A2A-Extensions), besides the stream's. */
@@ -172,6 +174,7 @@ export class SseWriter {
 
   private send(chunk: string): void {
     if (this.phase !== 'streaming') return;
+    this.metrics.sseEventWritten();
     this.queue.push(chunk);
     this.queuedBytes += Buffer.byteLength(chunk);
     if (!this.blocked) this.pump();
@@ -214,6 +217,7 @@ export class SseWriter {
    */
   private cutOff(reason: string): void {
     if (this.phase === 'over') return;
+    this.metrics.sseStreamCut();
     this.logger.warn('sse.slow_consumer_closed', {
       taskId: this.taskId,
       lastEventId: this.lastSeq,

@@ -172,6 +172,17 @@ function match(pattern: string[], segments: string[]): { id: string; configId: s
   return found;
 }
 
+/**
+ * The operation a REST request is (its JSON-RPC method name; `health`, `health/ready` for the
+ * probes), or `unknown` when no route matches: what metrics label it with.
+ */
+export function restOperationOf(method: string, segments: string[]): string {
+  for (const route of ROUTES) {
+    if (route.method === method && match(route.pattern, segments)) return route.op ?? segments.join('/');
+  }
+  return 'unknown';
+}
+
 /** Paths under /v1 that stay public with auth on (load balancers probe them). */
 export const PUBLIC_REST_PATHS: ReadonlySet<string> = new Set(['/v1/health', '/v1/health/ready']);
 

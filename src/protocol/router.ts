@@ -13,7 +13,8 @@ import { withActivatedExtensions } from './extensions.js';
 import { createJsonRpcHandler, jsonRpcErrorReply } from './jsonrpc.js';
 import type { Operations } from './operations.js';
 import { restError, toA2AError, type Reply } from './reply.js';
-import { createRestHandler, PUBLIC_REST_PATHS, segmentsOf } from './rest.js';
+import { createRestHandler, PUBLIC_REST_PATHS, restOperationOf, segmentsOf } from './rest.js';
+import { NO_METRICS, type Metrics, type Transport } from '../observe/metrics.js';
 import type { RestDialectName } from './rest-dialect.js';
 import { versionError } from './version.js';
 
@@ -91,7 +92,27 @@ export function earlyErrorReply(method: string, path: string, err: A2AError): Re
   return isJsonRpcRequest(method, path) ? jsonRpcErrorReply(null, err) : restError(err);
 }
 
-export function createRouter(ops: Operations, logger: Logger, limits: RouterLimits = { maxJsonDepth: 64 }, gate?: AuthGate): Router {
+/** What a request turned out to be, for metrics: filled in while it is routed. */
+interface Seen {
+  transport: Transport;
+  operation: string;
+}
+
+/** A JSON-RPC body's method, as sent (metrics map names they do not know to `unknown`). */
+const rpcMethodOf = (body: unknown): string =>
+  typeof body === 'object' && body !== null && 'method' in body && typeof body.method === 'string' ? body.method : 'unknown';
+
+/** A reply's A2A error code, if it is an error. */
+const errorCodeOf = (reply: Reply): number | undefined =>
+  reply.kind === 'json' || reply.kind === 'stream-error' ? reply.refused?.code : undefined;
+
+export function createRouter(
+  ops: Operations,
+  logger: Logger,
+  limits: RouterLimits = { maxJsonDepth: 64 },
+  gate?: AuthGate,
+  metrics: Metrics = NO_METRICS,
+): Router {
   const rpc = createJsonRpcHandler(ops, logger, gate);
   const rest = createRestHandler(ops, logger, gate, limits.restDialect);
 
@@ -106,14 +127,28 @@ export function createRouter(ops: Operations, logger: Logger, limits: RouterLimi
     }
   };
 
+  /** Every request is counted and timed once, by what it turned out to be and how it ended. */
   return async function route(req: ProtocolRequest): Promise<Reply> {
+    const started = performance.now();
+    const seen: Seen = { transport: 'rest', operation: 'unknown' };
+    const reply = await dispatch(req, seen);
+    metrics.requestDone(seen.transport, seen.operation, errorCodeOf(reply), (performance.now() - started) / 1000);
+    return reply;
+  };
+
+  async function dispatch(req: ProtocolRequest, seen: Seen): Promise<Reply> {
     const incoming: IncomingRequest = { method: req.method, path: req.path, headers: req.headers };
     const isRpc = isJsonRpcRequest(req.method, req.path);
+    const isRest = !isRpc && req.path.startsWith('/v1/');
+    const segments = isRest ? segmentsOf(req.path.slice('/v1/'.length)) : undefined;
+    if (isRpc) seen.transport = 'jsonrpc';
+    else if (segments) seen.operation = restOperationOf(req.method, segments);
     const hasBody = req.method === 'POST' || req.method === 'PUT';
     const isA2ABody = hasBody && (isRpc || req.path.startsWith('/v1/'));
     const badType = isA2ABody ? mediaTypeError(req) : undefined;
     if (badType) return isRpc ? jsonRpcErrorReply(null, badType) : restError(badType);
     const parsed: ParsedBody = hasBody ? parseBody(req.body, limits) : { ok: true, value: {} };
+    if (isRpc && parsed.ok) seen.operation = rpcMethodOf(parsed.value);
 
     // The discovery card is how a client learns which version we speak, so it is served whatever
     // `A2A-Version` asks for (A2A 1.0 requires the well-known card to always answer, and the
@@ -121,6 +156,8 @@ export function createRouter(ops: Operations, logger: Logger, limits: RouterLimi
     // Every other endpoint keeps the spec's check. `GET {card.url}` (our `/`) answers the card
     // too (wire reference §4.1).
     if (req.method === 'GET' && (CARD_PATHS.has(req.path) || req.path === '/')) {
+      seen.transport = 'card';
+      seen.operation = 'agent/card';
       // A cached card answers at once; one that has to be signed first, after the signing.
       const card = ops.card(req.baseUrl);
       return { kind: 'json', status: 200, body: (card instanceof Promise ? await card : card).json };
@@ -150,7 +187,7 @@ export function createRouter(ops: Operations, logger: Logger, limits: RouterLimi
       });
       return withActivatedExtensions(reply, extensions, req.headers);
     }
-    if (req.path.startsWith('/v1/')) {
+    if (isRest) {
       let caller: Caller | undefined;
       if (gate && !PUBLIC_REST_PATHS.has(req.path)) {
         let auth = authenticate(gate, incoming);
@@ -159,7 +196,6 @@ export function createRouter(ops: Operations, logger: Logger, limits: RouterLimi
         caller = auth;
       }
       if (!parsed.ok) return restError(parsed.error);
-      const segments = segmentsOf(req.path.slice('/v1/'.length));
       if (!segments) return restError(a2aError('invalidRequest', 'the path is not valid percent-encoding'));
       const extensions = ops.activateExtensions(req.headers);
       const reply = await rest.handle(
@@ -179,7 +215,7 @@ export function createRouter(ops: Operations, logger: Logger, limits: RouterLimi
       return withActivatedExtensions(reply, extensions, req.headers);
     }
     return restError(a2aError('methodNotFound', `no route ${req.method} ${shown(req.path)}`));
-  };
+  }
 }
 
 /** Answers one transport-neutral request. */

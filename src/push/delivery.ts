@@ -15,6 +15,7 @@ import type { TaskState } from '../a2a/schemas.js';
 import type { PostOutcome, WebhookClient, WebhookRequest } from './webhook-client.js';
 import { traceDelivery } from '../observe/deliveries.js';
 import type { TraceLink } from '../observe/tracing.js';
+import type { Metrics } from '../observe/metrics.js';
 
 export interface DeliveryJob {
   taskId: string;
@@ -38,6 +39,8 @@ export interface DeliveryDeps {
   idleTimeoutMs: number;
   /** Aborted when the server stops waiting for deliveries. */
   shutdown: AbortSignal;
+  /** Where outcomes and attempt durations are counted. */
+  metrics: Metrics;
 }
 
 /** Where a webhook lives, for logs: the origin only (paths and queries can carry secrets). */
@@ -65,7 +68,15 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
 
 /** One attempt through the global limiter; a delivery still waiting for a slot at shutdown is aborted. */
 async function attemptOnce(deps: DeliveryDeps, job: DeliveryJob, attempt: number): Promise<PostOutcome> {
-  const post = (headers?: Record<string, string>) => deps.client.post(headers ? { ...job.request, headers } : job.request, deps.shutdown);
+  // Timed from the limiter's slot on, so waiting for a slot is not counted.
+  const post = async (headers?: Record<string, string>): Promise<PostOutcome> => {
+    const started = performance.now();
+    try {
+      return await deps.client.post(headers ? { ...job.request, headers } : job.request, deps.shutdown);
+    } finally {
+      deps.metrics.pushAttemptDone((performance.now() - started) / 1000);
+    }
+  };
   try {
     return await deps.limiter.add(() => traceDelivery(job.trace, job, attempt, post), { signal: deps.shutdown });
   } catch (err) {
@@ -89,17 +100,21 @@ export async function deliver(job: DeliveryJob, deps: DeliveryDeps): Promise<Pos
     }
     switch (outcome.kind) {
       case 'delivered':
+        deps.metrics.pushDelivery('delivered');
         deps.logger.debug('push.delivered', { ...fields, attempt, status: outcome.status });
         return outcome;
       case 'aborted':
         return outcome;
       case 'refused':
+        deps.metrics.pushDelivery('refused_url');
         deps.logger.warn('push.url_rejected', { ...fields, reason: outcome.reason });
         return outcome;
       case 'failed':
+        deps.metrics.pushDelivery('failed');
         deps.logger.warn('push.delivery_failed', { ...fields, attempts: attempt, reason: outcome.reason, ...statusOf(outcome) });
         return outcome;
       case 'retryable':
+        deps.metrics.pushDelivery(attempt >= deps.maxAttempts ? 'failed' : 'retried');
         if (attempt >= deps.maxAttempts) {
           deps.logger.warn('push.delivery_failed', { ...fields, attempts: attempt, reason: outcome.reason, ...statusOf(outcome) });
           return outcome;

@@ -20,6 +20,7 @@ import type { Task } from '../a2a/schemas.js';
 import { isTerminalState } from '../../machines/task.machine.js';
 import { policyFromSettings } from './address-policy.js';
 import type { StoredPushConfig } from './configs.js';
+import { NO_METRICS, type Metrics } from '../observe/metrics.js';
 import { DeliveryWorker, type DeliveryDeps, type DeliveryJob } from './delivery.js';
 import { createWebhookClient, type WebhookClient } from './webhook-client.js';
 import { traceOf } from '../observe/turns.js';
@@ -40,6 +41,8 @@ export interface PushDispatcherOptions {
   configs: { configsOf(taskId: string): Promise<StoredPushConfig[]> };
   settings: PushSettings;
   logger: Logger;
+  /** Where deliveries are counted (default: nowhere). */
+  metrics?: Metrics;
 }
 
 export interface PushStats {
@@ -90,6 +93,7 @@ export class PushDispatcher {
       retryDelayMs: s.pushRetryDelay * 1000,
       idleTimeoutMs: s.pushIdleTimeout * 1000,
       shutdown: this.shutdown.signal,
+      metrics: opts.metrics ?? NO_METRICS,
     };
   }
 

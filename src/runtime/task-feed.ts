@@ -176,6 +176,7 @@ export async function openResubscribe(
       if (!replay && resumeFrom === eventSeqOf(task) && events.lastSeq(taskId) <= resumeFrom) replay = [];
       // An empty replay is trusted only from a client that saw everything the task held when
       // we checked: it was not terminal then, and it cannot end without a newer event.
+      if (resumeFrom !== undefined) service.metrics.replayServed(replay && (replay.length > 0 || !owed) ? 'log' : 'snapshot');
       if (replay && (replay.length > 0 || !owed)) run.follow(resumeFrom ?? 0, replay);
       else attachCurrent(service, taskId, run, opts.repeat ? endsTurn : isTerminal).catch((err: unknown) => run.fail(err));
       return () => {

@@ -28,6 +28,7 @@ import { taskView, type ViewOptions } from './task-views.js';
 import { TaskWriter } from './task-writes.js';
 import { TurnEffects, type TransitionListener } from './turn-effects.js';
 import { waitFor } from './wait.js';
+import { NO_METRICS, type Metrics } from '../observe/metrics.js';
 
 export interface TaskServiceOptions {
   agent: AgentDefinition;
@@ -48,6 +49,8 @@ export interface TaskServiceOptions {
   beforeHandOver?: (taskId: string) => Promise<void>;
   /** Stately inspector (or any observer) of every task actor. */
   inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
+  /** Where transitions, turns and replays are counted (default: nowhere). */
+  metrics?: Metrics;
 }
 
 /** Registers a push config given inline with a message, before the task starts. */
@@ -88,7 +91,10 @@ export class TaskService {
   /** Shutting down: running turns may end, new ones are refused (503). */
   private draining = false;
 
+  readonly metrics: Metrics;
+
   constructor(private readonly opts: TaskServiceOptions) {
+    this.metrics = opts.metrics ?? NO_METRICS;
     const coordinator = opts.coordinator ?? new LocalCoordinator();
     this.messages = new MessageIndex(opts.store);
     this.writer = new TaskWriter(opts.store, opts.logger, opts.settings);
@@ -109,6 +115,7 @@ export class TaskService {
       ownership: this.ownership,
       logger: opts.logger,
       transitionListeners: this.transitionListeners,
+      metrics: this.metrics,
     });
     this.effects = effects;
     this.startActor = taskActorStarter({

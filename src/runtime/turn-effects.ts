@@ -21,6 +21,7 @@ import { agentMessage, applyArtifactChunk, statusEvent, taskView } from './task-
 import type { TaskWriter } from './task-writes.js';
 import type { Task } from '../a2a/schemas.js';
 import { carryTrace, traceTurnEnd, turnTransition, withTurn } from '../observe/turns.js';
+import { NO_METRICS, type Metrics } from '../observe/metrics.js';
 
 const HANDLER_FAILED = 'The agent failed while handling this task.';
 const RUNTIME_FAILED = 'The server failed while handling this task; it was marked failed.';
@@ -35,13 +36,17 @@ export interface TurnEffectsDeps {
   ownership: TaskOwnership;
   logger: Logger;
   transitionListeners: ReadonlySet<TransitionListener>;
+  /** Where transitions and turn durations are counted (default: nowhere). */
+  metrics?: Metrics;
 }
 
 export class TurnEffects {
   /** What the agent context calls for the handler. */
   readonly driver: AgentContextDriver;
+  private readonly metrics: Metrics;
 
   constructor(private readonly deps: TurnEffectsDeps) {
+    this.metrics = deps.metrics ?? NO_METRICS;
     this.driver = {
       agentEvent: (live, event) => this.agentEvent(live, event),
       reply: (live, message) => this.reply(live, message),
@@ -55,12 +60,14 @@ export class TurnEffects {
     const context = createAgentContext(live, this.driver);
     let settled: 'AGENT_DONE' | 'AGENT_FAILED' = 'AGENT_DONE';
     let failure: Message | undefined;
+    const started = performance.now();
     try {
       await withTurn(live, taskId, live.task.contextId, this.deps.logger, () => this.deps.agent.handler(context));
     } catch (err) {
       settled = 'AGENT_FAILED';
       if (!live.cancelRequested) failure = this.failureOf(live, err);
     }
+    this.metrics.turnDone((performance.now() - started) / 1000);
     // After a terminal call the machine has already left `working`: nothing to report.
     if (!live.accepts(settled)) return;
     live.actor.send(settled === 'AGENT_DONE' ? { type: settled } : { type: settled, message: failure });
@@ -130,6 +137,7 @@ export class TurnEffects {
   stateEntered(taskId: string, state: TaskState, message: Message | undefined, artifact?: ArtifactChunk): void {
     const live = this.deps.live.get(taskId);
     if (!live) return;
+    this.metrics.taskEntered(state);
     if (artifact) this.addArtifact(live, artifact);
     turnTransition(live, taskId, live.task.contextId, live.task.status.state, state, this.deps.logger);
     const timestamp = this.nextLiveTimestamp(live);

@@ -2,6 +2,8 @@
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PostgresTaskStore } from '../../src/store/postgres.js';
+import { measuredStore } from '../../src/store/measured.js';
+import { createMetrics } from '../../src/observe/metrics.js';
 import { expectOwnerlessAfterMigration, storeContract, task } from './contract.js';
 
 export const PG_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -84,5 +86,20 @@ describe('PostgresTaskStore', () => {
     });
     expect(store.description).not.toContain('secret-pw');
     await store.close();
+  });
+});
+
+describe('PostgresTaskStore timed for metrics', () => {
+  it('records its operations as store="postgres" in the store latency histogram', async () => {
+    const metrics = createMetrics();
+    const store = measuredStore(await PostgresTaskStore.open({ connectionString: PG_URL, schema: newSchema() }), metrics);
+    const t = task('completed');
+    await store.saveTask(t);
+    expect(await store.getTask(t.id)).toEqual(t);
+    expect(await store.getTask('absent')).toBeUndefined();
+    await store.close();
+    const text = await metrics.render({ liveTasks: 0, runningActors: 0, openStreams: 0, pushInFlight: 0, pushQueued: 0, ready: {} });
+    expect(text).toContain('a2actor_store_operation_duration_seconds_count{store="postgres",operation="saveTask"} 1\n');
+    expect(text).toContain('a2actor_store_operation_duration_seconds_count{store="postgres",operation="getTask"} 2\n');
   });
 });
