@@ -274,16 +274,20 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
   };
   /** Handlers mounted in host apps: their open streams count and close with the server's. */
   const mounted: ReturnType<typeof nodeHandler>['exchange'][] = [];
-  let http: HttpServer;
-  let frontEnd: string;
-  try {
-    ({ http, description: frontEnd } = await startFrontEnd(settings.frontEnd, httpOptions));
-  } catch (err) {
+  /** A listener that cannot start leaves nothing of what was opened before it. */
+  const closeOpened = async () => {
     await service.close();
     debug.close();
     await pushDelivery?.close(0);
     await coordinator.close();
     await store.close();
+  };
+  let http: HttpServer;
+  let frontEnd: string;
+  try {
+    ({ http, description: frontEnd } = await startFrontEnd(settings.frontEnd, httpOptions));
+  } catch (err) {
+    await closeOpened();
     throw err;
   }
   let metricsListener: MetricsListener | undefined;
@@ -292,11 +296,7 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
       metricsListener = await startMetricsListener(settings.host, metricsPort, renderMetrics);
     } catch (err) {
       http.close();
-      await service.close();
-      debug.close();
-      await pushDelivery?.close(0);
-      await coordinator.close();
-      await store.close();
+      await closeOpened();
       throw err;
     }
   }

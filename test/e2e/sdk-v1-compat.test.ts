@@ -4,10 +4,10 @@
  * discovers us with `createFromUrl` (its card request says `A2A-Version: 1.0`, which the
  * discovery card answers whatever the header says), then speaks v0.3 JSON-RPC.
  */
-import { randomUUID } from 'node:crypto';
 import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory } from 'a2a-sdk-v1/client';
-import { Role, TaskState, type Message, type StreamResponse, type Task } from 'a2a-sdk-v1';
+import { TaskState, type Message, type StreamResponse } from 'a2a-sdk-v1';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isV1Task, v1Message, v1Send } from '../support/sdk-v1.js';
 import { startServer, type TestServer } from '../support/server.js';
 
 const COMPAT = { legacyCompat: { enabled: true } };
@@ -21,27 +21,8 @@ function v1Factory(): ClientFactory {
   );
 }
 
-/** A user message in the 1.x client's own (proto) shape. */
-const msg = (text: string, extra: Partial<Message> = {}): Message => ({
-  messageId: randomUUID(),
-  contextId: '',
-  taskId: '',
-  role: Role.ROLE_USER,
-  parts: [{ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: '' }],
-  metadata: undefined,
-  extensions: [],
-  referenceTaskIds: [],
-  ...extra,
-});
-
-const send = (text: string, extra: Partial<Message> = {}, returnImmediately = false) => ({
-  tenant: '',
-  message: msg(text, extra),
-  configuration: { acceptedOutputModes: [], taskPushNotificationConfig: undefined, returnImmediately },
-  metadata: undefined,
-});
-
-const isTask = (r: Task | Message): r is Task => 'status' in r && 'id' in r;
+const send = (text: string, extra: Partial<Message> = {}, returnImmediately = false) => v1Send(v1Message(text, extra), returnImmediately);
+const isTask = isV1Task;
 
 /** The 1.x client's stream events as one-line summaries: kind, then state or artifact id. */
 async function summaries(stream: AsyncIterable<StreamResponse>): Promise<string[]> {

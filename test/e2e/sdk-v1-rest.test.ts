@@ -5,36 +5,20 @@
  * proto-JSON. Its card resolver announces `A2A-Version: 1.0`, which the discovery card answers
  * whatever the header says, so `createFromUrl` is used unchanged.
  */
-import { randomUUID } from 'node:crypto';
 import { Role, TaskState, type Message, type Task } from 'a2a-sdk-v1';
 import { TaskNotFoundError } from 'a2a-sdk-v1/errors';
 import { ClientFactory, DefaultAgentCardResolver, RestTransportFactory, type Client } from 'a2a-sdk-v1/client';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { eventually } from '../support/a2a.js';
+import { isV1Task, v1Message, v1Send } from '../support/sdk-v1.js';
 import { startServer, type TestServer } from '../support/server.js';
 import { startReceiver, type Receiver } from '../support/webhook.js';
 
 const LOCAL_PUSH = { pushAllowHttp: true, pushAllowedHosts: ['127.0.0.1'] };
 
-/** A user text message in the 1.0 core shape. */
-const msg = (text: string, extra: Partial<Message> = {}): Message => ({
-  messageId: randomUUID(),
-  contextId: '',
-  taskId: '',
-  role: Role.ROLE_USER,
-  parts: [{ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: '' }],
-  metadata: undefined,
-  extensions: [],
-  referenceTaskIds: [],
-  ...extra,
-});
-const send = (message: Message, blocking = true) => ({
-  tenant: '',
-  message,
-  configuration: { acceptedOutputModes: [], historyLength: undefined, taskPushNotificationConfig: undefined, returnImmediately: !blocking },
-  metadata: undefined,
-});
-const isTask = (r: Task | Message): r is Task => 'status' in r;
+const msg = v1Message;
+const send = (message: Message, blocking = true) => v1Send(message, !blocking);
+const isTask = isV1Task;
 const textOf = (r: { parts: Message['parts'] } | undefined): string | undefined => {
   const c = r?.parts[0]?.content;
   return c?.$case === 'text' ? c.value : undefined;
