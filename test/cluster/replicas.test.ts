@@ -160,6 +160,29 @@ describe('two replicas on PostgreSQL and Redis', () => {
     expect(onA.result.status.state).toBe('canceled');
   });
 
+  it('each replica’s /metrics counts its Redis event-log appends and lease claims, and both backends are ready', async () => {
+    // The work of the tests above ran on both replicas; one more streamed task on A makes sure.
+    const streamed = await client(a.url, 'jsonrpc').send({ message: userMessage('stream 2') });
+    expect(streamed.result.status.state).toBe('completed');
+    /** The sum of a family's samples whose label text contains every one of `labels`. */
+    const total = (text: string, name: string, ...labels: string[]): number =>
+      text
+        .split('\n')
+        .filter((l) => l.startsWith(`${name}{`) && labels.every((label) => l.includes(label)))
+        .reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
+    for (const r of [a, b]) {
+      const res = await fetch(`${r.url}/metrics`);
+      expect(res.status).toBe(200);
+      const text = await res.text();
+      expect(total(text, 'a2actor_event_log_operations_total', 'operation="append"', 'outcome="ok"')).toBeGreaterThan(0);
+      expect(total(text, 'a2actor_event_log_operations_total', 'outcome="error"')).toBe(0);
+      expect(total(text, 'a2actor_lease_operations_total', 'operation="claim"', 'outcome="acquired"')).toBeGreaterThan(0);
+      expect(total(text, 'a2actor_store_operation_duration_seconds_count', 'store="postgres"')).toBeGreaterThan(0);
+      expect(total(text, 'a2actor_backend_ready', 'backend="store"')).toBe(1);
+      expect(total(text, 'a2actor_backend_ready', 'backend="events"')).toBe(1);
+    }
+  });
+
   it('after A is killed, B fails A’s running task once its lease expires, and continues A’s paused task', async () => {
     const c = await replica();
     extra.push(c);
