@@ -144,7 +144,8 @@ export function createJsonRpcHandler(ops: Operations, logger: Logger, gate?: Aut
       const stream = streaming.get(method);
       if (stream) {
         try {
-          await authorize(stream[0], ctx);
+          const authorized = authorize(stream[0], ctx);
+          if (authorized) await authorized;
         } catch (err) {
           return rpcError(id, toA2AError(err, logger, method));
         }
@@ -166,7 +167,9 @@ export function createJsonRpcHandler(ops: Operations, logger: Logger, gate?: Aut
       const fn = unary.get(method);
       if (!fn) return rpcError(id, a2aError('methodNotFound', shown(method)));
       try {
-        await admit(fn[0], ctx);
+        // Without auth `admit` makes no promise, and none is awaited.
+        const admitted = admit(fn[0], ctx);
+        if (admitted) await admitted;
         const result = await fn[1](params, ctx);
         return { kind: 'json', status: 200, body: envelope(id, { result }) };
       } catch (err) {

@@ -2,6 +2,7 @@
 import type { z } from 'zod';
 import { a2aError } from '../a2a/errors.js';
 import { MessageSendParamsSchema, type MessageSendParams } from '../a2a/schemas.js';
+import { fastSendParams } from './send-fast-path.js';
 
 export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -25,7 +26,7 @@ export function parseSendParams(raw: unknown): MessageSendParams {
       throw a2aError('invalidRequest', 'message.messageId is required and must be a non-empty string');
     }
   }
-  const params = parseParams(MessageSendParamsSchema, raw);
+  const params = fastSendParams(raw) ?? parseParams(MessageSendParamsSchema, raw);
   if (params.message.role !== 'user') throw a2aError('invalidParams', 'message.role must be "user"');
   return params;
 }
