@@ -236,7 +236,7 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
       events: () => Promise.all([coordinator.ping(), events.ping?.()]).then(() => undefined),
     },
   });
-  const router = createRouter(ops, logger, { maxJsonDepth: settings.maxJsonDepth, restDialect: settings.restDialect }, gate, metrics);
+  const router = createRouter(ops, logger, { maxJsonDepth: settings.maxJsonDepth, restDialect: settings.restDialect }, gate);
   /**
    * The exposition: gauges are read from the server as it stands, and readiness is checked at
    * each scrape (with the readiness endpoint's own timeout) rather than cached from the last
@@ -262,7 +262,7 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
     host: settings.host,
     port: settings.port,
     maxBodyBytes: settings.maxBodyBytes,
-    route: observeRoutes(router, logger),
+    route: observeRoutes(router, logger, metrics),
     rawRoutes: [
       ...(renderMetrics && metricsPort === undefined ? [metricsRoute(renderMetrics)] : []),
       ...debug.rawRoutes,

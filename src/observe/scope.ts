@@ -8,15 +8,22 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Span } from '@opentelemetry/api';
 
-export interface Scope {
+/** What an A2A request turned out to be: the protocol layer fills it in while it routes the request. */
+export interface RequestFacts {
+  /** `card` for the discovery card, which belongs to neither transport. */
+  transport: 'jsonrpc' | 'rest' | 'card';
+  /** The A2A operation (`message/send`, `tasks/get`, `health`), `unknown` for anything else: never client text. */
+  operation: string;
+  /** The task the request names, when it names one. */
+  taskId?: string | undefined;
+}
+
+export interface Scope extends Partial<RequestFacts> {
   taskId?: string | undefined;
   contextId?: string | undefined;
   traceId?: string | undefined;
   /** The recording span this work belongs to (a request's or a turn's); parent of what it starts. */
   span?: Span | undefined;
-  /** A request's A2A operation (`message/send`) and transport, once the protocol layer knows them. */
-  operation?: string | undefined;
-  transport?: 'jsonrpc' | 'rest' | undefined;
 }
 
 const storage = new AsyncLocalStorage<Scope>();

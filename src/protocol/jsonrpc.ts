@@ -14,7 +14,6 @@ import { isObject } from './params.js';
 import { toJsonText } from './json-text.js';
 import { toA2AError, type Reply } from './reply.js';
 import type { TaskFeed } from '../runtime/task-feed.js';
-import { noteOperation, taskIdParam } from '../observe/requests.js';
 
 type RpcId = string | number | null;
 
@@ -127,6 +126,12 @@ export function createJsonRpcHandler(ops: Operations, logger: Logger, gate?: Aut
   return {
     idOf,
 
+    /** The method a request body names when it is one of ours; `unknown` otherwise (never client text). */
+    operationOf(body: unknown): string {
+      const method = isObject(body) ? body.method : undefined;
+      return typeof method === 'string' && (streaming.has(method) || unary.has(method)) ? method : 'unknown';
+    },
+
     async handle(body: unknown, ctx: RpcContext): Promise<Reply> {
       if (Array.isArray(body))
         return rpcError(null, a2aError('invalidRequest', 'batch requests are not supported: send one request object per call'));
@@ -138,7 +143,6 @@ export function createJsonRpcHandler(ops: Operations, logger: Logger, gate?: Aut
       if (body.params !== undefined && !isObject(body.params)) return rpcError(id, a2aError('invalidParams', 'params must be an object'));
       const method = body.method;
       const params = body.params ?? {};
-      noteOperation(streaming.has(method) || unary.has(method) ? method : 'unknown', 'jsonrpc', taskIdParam(params));
       if (!('id' in body)) return notify(method, params, ctx);
 
       const stream = streaming.get(method);

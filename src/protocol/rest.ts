@@ -12,7 +12,6 @@ import type { TaskFeed } from '../runtime/task-feed.js';
 import { json, restError, toA2AError, type Reply } from './reply.js';
 import { REST_DIALECTS, type RestDialect, type RestDialectName } from './rest-dialect.js';
 import { camel, normalizeRestPushBody, normalizeRestSendBody } from './rest-input.js';
-import { noteOperation } from '../observe/requests.js';
 
 export interface RestRequest {
   method: string;
@@ -176,11 +175,13 @@ function match(pattern: string[], segments: string[]): { id: string; configId: s
  * The operation a REST request is (its JSON-RPC method name; `health`, `health/ready` for the
  * probes), or `unknown` when no route matches: what metrics label it with.
  */
-export function restOperationOf(method: string, segments: string[]): string {
+/** The operation a REST request names (`health` for the public routes), and its task id; `unknown` for no route. */
+export function restOperationOf(method: string, segments: string[]): { operation: string; taskId: string | undefined } {
   for (const route of ROUTES) {
-    if (route.method === method && match(route.pattern, segments)) return route.op ?? segments.join('/');
+    const m = route.method === method ? match(route.pattern, segments) : undefined;
+    if (m) return { operation: route.op ?? segments.join('/'), taskId: m.id || undefined };
   }
-  return 'unknown';
+  return { operation: 'unknown', taskId: undefined };
 }
 
 /** Paths under /v1 that stay public with auth on (load balancers probe them). */
@@ -199,7 +200,6 @@ export function createRestHandler(ops: Operations, logger: Logger, gate?: AuthGa
           methodMismatch = true;
           continue;
         }
-        noteOperation(route.op ?? `GET /v1/${route.pattern.join('/')}`, 'rest', m.id);
         try {
           if (gate && route.op && req.caller) await gate.authorize(req.caller, route.op, req.request);
           if (route.op) ops.requireExtensions(route.op, req.extensions);

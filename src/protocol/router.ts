@@ -14,7 +14,8 @@ import { createJsonRpcHandler, jsonRpcErrorReply } from './jsonrpc.js';
 import type { Operations } from './operations.js';
 import { restError, toA2AError, type Reply } from './reply.js';
 import { createRestHandler, PUBLIC_REST_PATHS, restOperationOf, segmentsOf } from './rest.js';
-import { NO_METRICS, type Metrics, type Transport } from '../observe/metrics.js';
+import type { RequestFacts } from '../observe/scope.js';
+import { isObject } from './params.js';
 import type { RestDialectName } from './rest-dialect.js';
 import { versionError } from './version.js';
 
@@ -92,27 +93,15 @@ export function earlyErrorReply(method: string, path: string, err: A2AError): Re
   return isJsonRpcRequest(method, path) ? jsonRpcErrorReply(null, err) : restError(err);
 }
 
-/** What a request turned out to be, for metrics: filled in while it is routed. */
-interface Seen {
-  transport: Transport;
-  operation: string;
+/** The task id a JSON-RPC request's params name (`id`, or `taskId` on push config methods). */
+function rpcTaskIdOf(body: unknown): string | undefined {
+  const params = isObject(body) ? body.params : undefined;
+  if (!isObject(params)) return undefined;
+  const id = typeof params.id === 'string' ? params.id : params.taskId;
+  return typeof id === 'string' ? id : undefined;
 }
 
-/** A JSON-RPC body's method, as sent (metrics map names they do not know to `unknown`). */
-const rpcMethodOf = (body: unknown): string =>
-  typeof body === 'object' && body !== null && 'method' in body && typeof body.method === 'string' ? body.method : 'unknown';
-
-/** A reply's A2A error code, if it is an error. */
-const errorCodeOf = (reply: Reply): number | undefined =>
-  reply.kind === 'json' || reply.kind === 'stream-error' ? reply.refused?.code : undefined;
-
-export function createRouter(
-  ops: Operations,
-  logger: Logger,
-  limits: RouterLimits = { maxJsonDepth: 64 },
-  gate?: AuthGate,
-  metrics: Metrics = NO_METRICS,
-): Router {
+export function createRouter(ops: Operations, logger: Logger, limits: RouterLimits = { maxJsonDepth: 64 }, gate?: AuthGate): Router {
   const rpc = createJsonRpcHandler(ops, logger, gate);
   const rest = createRestHandler(ops, logger, gate, limits.restDialect);
 
@@ -127,30 +116,30 @@ export function createRouter(
     }
   };
 
-  /** Every request is counted and timed once, by what it turned out to be and how it ended. */
-  // With metrics off, a request is just its dispatch: no timing, no extra promise.
-  if (metrics === NO_METRICS) return (req) => dispatch(req, { transport: 'rest', operation: 'unknown' });
-  return async function route(req: ProtocolRequest): Promise<Reply> {
-    const started = performance.now();
-    const seen: Seen = { transport: 'rest', operation: 'unknown' };
-    const reply = await dispatch(req, seen);
-    metrics.requestDone(seen.transport, seen.operation, errorCodeOf(reply), (performance.now() - started) / 1000);
-    return reply;
-  };
-
-  async function dispatch(req: ProtocolRequest, seen: Seen): Promise<Reply> {
+  /**
+   * Answers one request, noting in `facts` what it turned out to be (transport, operation, task)
+   * for whoever observes it: metrics, the request's span and its log lines.
+   */
+  return async function route(req: ProtocolRequest, facts: RequestFacts = unobserved()): Promise<Reply> {
     const incoming: IncomingRequest = { method: req.method, path: req.path, headers: req.headers };
     const isRpc = isJsonRpcRequest(req.method, req.path);
     const isRest = !isRpc && req.path.startsWith('/v1/');
     const segments = isRest ? segmentsOf(req.path.slice('/v1/'.length)) : undefined;
-    if (isRpc) seen.transport = 'jsonrpc';
-    else if (segments) seen.operation = restOperationOf(req.method, segments);
+    if (isRpc) facts.transport = 'jsonrpc';
+    else if (segments) {
+      const named = restOperationOf(req.method, segments);
+      facts.operation = named.operation;
+      facts.taskId = named.taskId;
+    }
     const hasBody = req.method === 'POST' || req.method === 'PUT';
     const isA2ABody = hasBody && (isRpc || req.path.startsWith('/v1/'));
     const badType = isA2ABody ? mediaTypeError(req) : undefined;
     if (badType) return isRpc ? jsonRpcErrorReply(null, badType) : restError(badType);
     const parsed: ParsedBody = hasBody ? parseBody(req.body, limits) : { ok: true, value: {} };
-    if (isRpc && parsed.ok) seen.operation = rpcMethodOf(parsed.value);
+    if (isRpc && parsed.ok) {
+      facts.operation = rpc.operationOf(parsed.value);
+      facts.taskId = rpcTaskIdOf(parsed.value);
+    }
 
     // The discovery card is how a client learns which version we speak, so it is served whatever
     // `A2A-Version` asks for (A2A 1.0 requires the well-known card to always answer, and the
@@ -158,8 +147,8 @@ export function createRouter(
     // Every other endpoint keeps the spec's check. `GET {card.url}` (our `/`) answers the card
     // too (wire reference §4.1).
     if (req.method === 'GET' && (CARD_PATHS.has(req.path) || req.path === '/')) {
-      seen.transport = 'card';
-      seen.operation = 'agent/card';
+      facts.transport = 'card';
+      facts.operation = 'agent/card';
       // A cached card answers at once; one that has to be signed first, after the signing.
       const card = ops.card(req.baseUrl);
       return { kind: 'json', status: 200, body: (card instanceof Promise ? await card : card).json };
@@ -217,8 +206,11 @@ export function createRouter(
       return withActivatedExtensions(reply, extensions, req.headers);
     }
     return restError(a2aError('methodNotFound', `no route ${req.method} ${shown(req.path)}`));
-  }
+  };
 }
 
-/** Answers one transport-neutral request. */
-export type Router = (req: ProtocolRequest) => Promise<Reply>;
+/** Answers one transport-neutral request; `facts` receives what it turned out to be. */
+export type Router = (req: ProtocolRequest, facts?: RequestFacts) => Promise<Reply>;
+
+/** Facts nobody reads (a router called without an observer). */
+const unobserved = (): RequestFacts => ({ transport: 'rest', operation: 'unknown', taskId: undefined });
