@@ -174,7 +174,9 @@ function globMatch(expected: string, actual: string): boolean {
 export function shapeDiff(expected: unknown, actual: unknown, path = '$'): string[] {
   if (typeof expected === 'string' && expected.includes(WILDCARD)) {
     if (expected === WILDCARD) return actual === undefined ? [`${path}: missing`] : [];
-    return typeof actual === 'string' && globMatch(expected, actual) ? [] : [`${path}: ${JSON.stringify(actual)} does not match "${expected}"`];
+    return typeof actual === 'string' && globMatch(expected, actual)
+      ? []
+      : [`${path}: ${JSON.stringify(actual)} does not match "${expected}"`];
   }
   if (Array.isArray(expected)) {
     if (!Array.isArray(actual)) return [`${path}: expected an array, got ${JSON.stringify(actual)}`];
@@ -185,7 +187,8 @@ export function shapeDiff(expected: unknown, actual: unknown, path = '$'): strin
     return items.flatMap((e, i) => shapeDiff(e, actual[i], `${path}[${i}]`));
   }
   if (expected !== null && typeof expected === 'object') {
-    if (actual === null || typeof actual !== 'object' || Array.isArray(actual)) return [`${path}: expected an object, got ${JSON.stringify(actual)}`];
+    if (actual === null || typeof actual !== 'object' || Array.isArray(actual))
+      return [`${path}: expected an object, got ${JSON.stringify(actual)}`];
     return Object.entries(expected).flatMap(([k, v]) => shapeDiff(v, (actual as Record<string, unknown>)[k], `${path}.${k}`));
   }
   return Object.is(expected, actual) ? [] : [`${path}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`];
@@ -259,7 +262,8 @@ class Session {
   /** Puts the README's port back in place of the real one, and README paths in place of temporary ones. */
   private normalize(text: string): string {
     let out = text.split(this.dir).join('.');
-    for (const s of this.servers.values()) out = out.replace(new RegExp(`(127\\.0\\.0\\.1|localhost):${s.port}\\b`, 'g'), `$1:${s.readmePort}`);
+    for (const s of this.servers.values())
+      out = out.replace(new RegExp(`(127\\.0\\.0\\.1|localhost):${s.port}\\b`, 'g'), `$1:${s.readmePort}`);
     return out;
   }
 
@@ -321,7 +325,14 @@ class Session {
   }
 
   /** Starts a long-running process and waits for its "listening on" line. */
-  async startServer(readmePort: number, program: string, args: string[], cwd: string, env: Record<string, string>, port: number): Promise<void> {
+  async startServer(
+    readmePort: number,
+    program: string,
+    args: string[],
+    cwd: string,
+    env: Record<string, string>,
+    port: number,
+  ): Promise<void> {
     await this.stopServer(readmePort);
     const child = spawn(program, args, {
       cwd,
@@ -351,10 +362,20 @@ class Session {
     const portAt = args.indexOf('--port');
     const readmePort = portAt >= 0 ? Number(args.splice(portAt, 2)[1]) : Number(env.SERVICE_PORT ?? 8080);
     const port = await freePort();
-    await this.startServer(readmePort, process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli/main.ts'), ...args, '--port', String(port)], cwd, env, port);
+    await this.startServer(
+      readmePort,
+      process.execPath,
+      ['--import', 'tsx', join(ROOT, 'src/cli/main.ts'), ...args, '--port', String(port)],
+      cwd,
+      env,
+      port,
+    );
   }
 
-  async command(cmd: { env: Record<string, string>; words: string[]; pipeTo?: string[] }, packageJson: { scripts: Record<string, string> }): Promise<void> {
+  async command(
+    cmd: { env: Record<string, string>; words: string[]; pipeTo?: string[] },
+    packageJson: { scripts: Record<string, string> },
+  ): Promise<void> {
     const env = Object.fromEntries(Object.entries(cmd.env).map(([k, v]) => [k, this.local(v)]));
     const [head, ...rest] = cmd.words.map((w) => this.local(w));
     const line = cmd.words.join(' ');
@@ -368,7 +389,14 @@ class Session {
     if (is('npm', 'start')) {
       const port = await freePort();
       const store = join(this.dir, 'data', 'a2actor.db');
-      await this.startServer(Number(env.SERVICE_PORT ?? 8080), 'npm', ['start'], ROOT, { ...env, SERVICE_PORT: String(port), SERVICE_STORE: `sqlite:${store}` }, port);
+      await this.startServer(
+        Number(env.SERVICE_PORT ?? 8080),
+        'npm',
+        ['start'],
+        ROOT,
+        { ...env, SERVICE_PORT: String(port), SERVICE_STORE: `sqlite:${store}` },
+        port,
+      );
       // The README names the default store, which this run moved to a temporary directory.
       this.lastOutput = this.lastOutput?.split(`sqlite:${store}`).join('sqlite:./data/a2actor.db');
       return;
@@ -400,8 +428,12 @@ class Session {
     if (is('node', '--import', 'tsx', 'src/cli/main.ts', 'serve')) return this.serve(rest.slice(3), ROOT, env);
     if (is('npx', 'a2actor', 'init')) {
       const dir = rest[1] as string;
-      const { stdout } = await run(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli/main.ts'), 'init', dir], { cwd: this.dir, timeout: 30_000 });
-      for (const f of ['package.json', 'tsconfig.json', 'agent.ts', 'agent.test.ts']) expect(existsSync(join(this.dir, dir, f)), `${dir}/${f}`).toBe(true);
+      const { stdout } = await run(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli/main.ts'), 'init', dir], {
+        cwd: this.dir,
+        timeout: 30_000,
+      });
+      for (const f of ['package.json', 'tsconfig.json', 'agent.ts', 'agent.test.ts'])
+        expect(existsSync(join(this.dir, dir, f)), `${dir}/${f}`).toBe(true);
       this.lastOutput = this.normalize(stdout);
       return;
     }
@@ -410,18 +442,28 @@ class Session {
       const portVar = Object.keys(env).find((k) => k.endsWith('_PORT'));
       if (!portVar) throw new Error(`${line}: which port does it listen on?`);
       const port = await freePort();
-      await this.startServer(Number(env[portVar]), process.execPath, ['--import', 'tsx', rest[2] as string], ROOT, { ...env, [portVar]: String(port) }, port);
+      await this.startServer(
+        Number(env[portVar]),
+        process.execPath,
+        ['--import', 'tsx', rest[2] as string],
+        ROOT,
+        { ...env, [portVar]: String(port) },
+        port,
+      );
       return;
     }
     if (head === 'curl') {
       const args = rest.map((w) => this.rewriteUrls(w));
-      const { stdout, stderr } = await run('curl', ['--max-time', '10', ...args], { timeout: 15_000 }).catch((err: { stdout?: string; stderr?: string; message: string }) => {
-        throw new Error(`${line}\n${err.message}\n${err.stdout ?? ''}${err.stderr ?? ''}`);
-      });
+      const { stdout, stderr } = await run('curl', ['--max-time', '10', ...args], { timeout: 15_000 }).catch(
+        (err: { stdout?: string; stderr?: string; message: string }) => {
+          throw new Error(`${line}\n${err.message}\n${err.stdout ?? ''}${err.stderr ?? ''}`);
+        },
+      );
       let printed = stdout.replace(/\r\n/g, '\n');
       if (cmd.pipeTo) {
         const [filter, pattern] = cmd.pipeTo;
-        if (filter !== 'grep' || pattern === undefined || cmd.pipeTo.length !== 2) throw new Error(`${line}: only "| grep PATTERN" is understood`);
+        if (filter !== 'grep' || pattern === undefined || cmd.pipeTo.length !== 2)
+          throw new Error(`${line}: only "| grep PATTERN" is understood`);
         printed = printed
           .split('\n')
           .filter((l) => new RegExp(pattern).test(l))
@@ -508,7 +550,9 @@ describe('README markers', () => {
   });
 
   it('every output block follows a block that prints', () => {
-    const orphans = blocks.filter((b, i) => b.kind === 'output' && !['shell', 'program'].includes(blocks[i - 1]?.kind ?? '')).map((b) => b.line);
+    const orphans = blocks
+      .filter((b, i) => b.kind === 'output' && !['shell', 'program'].includes(blocks[i - 1]?.kind ?? ''))
+      .map((b) => b.line);
     expect(orphans).toEqual([]);
   });
 });
@@ -532,15 +576,23 @@ describe('README, run top to bottom', () => {
     const first = block.body.split('\n').find((l) => l.trim() !== '') ?? '';
     const title = `line ${block.line}: ${block.kind} ${block.args.join(' ')} ${first.slice(0, 60)}`.replace(/\s+/g, ' ');
     if (block.kind === 'shell') {
-      it(title, async () => {
-        session.lastOutput = undefined;
-        for (const line of commandsOf(block.body)) for (const cmd of line) await session.command(cmd, packageJson);
-      }, 120_000);
+      it(
+        title,
+        async () => {
+          session.lastOutput = undefined;
+          for (const line of commandsOf(block.body)) for (const cmd of line) await session.command(cmd, packageJson);
+        },
+        120_000,
+      );
     } else if (block.kind === 'program') {
-      it(title, async () => {
-        session.lastOutput = undefined;
-        await session.runProgram(block, programs.get(block) as string);
-      }, 90_000);
+      it(
+        title,
+        async () => {
+          session.lastOutput = undefined;
+          await session.runProgram(block, programs.get(block) as string);
+        },
+        90_000,
+      );
     } else if (block.kind === 'output') {
       it(title, () => {
         const printed = session.lastOutput;
@@ -577,4 +629,3 @@ describe('README test helpers', () => {
     expect(found.map((b) => b.kind)).toEqual(['missing', 'shell']);
   });
 });
-
