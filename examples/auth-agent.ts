@@ -7,7 +7,7 @@
  * plus `whoami`, which completes naming the caller. Each caller sees only its own tasks.
  *
  *   npx a2actor serve examples/auth-agent.ts
- *   curl -s localhost:8000/ -H 'Authorization: Bearer alice-token' -H 'Content-Type: application/json' \
+ *   curl -s localhost:8080/ -H 'Authorization: Bearer alice-token' -H 'Content-Type: application/json' \
  *     -d '{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"kind":"message","role":"user","messageId":"m1","parts":[{"kind":"text","text":"whoami"}]}}}'
  */
 import { bearerAuth, defineAgent } from '../src/index.js';

@@ -5,7 +5,9 @@
  * SERVICE_METRICS=false, on a port of its own with SERVICE_METRICS_PORT, and public with auth on.
  */
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearerAuth } from '../../src/index.js';
 import scenarioAgent from '../../examples/scenario-agent.js';
@@ -30,18 +32,21 @@ const scrape = async (url: string): Promise<{ status: number; type: string | nul
   return { status: res.status, type: res.headers.get('content-type'), text: await res.text() };
 };
 
-/** `promtool check metrics` on the text: its exit code and what it said. */
-function promtoolCheck(text: string): Promise<{ code: number | null; output: string }> {
+/** promtool with `args`, `stdin` on its standard input: its exit code and what it said. */
+function promtoolRun(args: string[], stdin = ''): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(PROMTOOL, ['check', 'metrics'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(PROMTOOL, args, { stdio: ['pipe', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (d: Buffer) => (output += d.toString()));
     child.stderr.on('data', (d: Buffer) => (output += d.toString()));
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, output }));
-    child.stdin.end(text);
+    child.stdin.end(stdin);
   });
 }
+
+/** `promtool check metrics` on the text. */
+const promtoolCheck = (text: string) => promtoolRun(['check', 'metrics'], text);
 
 describe('metrics after a scripted workload (SQLite store, webhooks to 127.0.0.1)', () => {
   let server: TestServer;
@@ -177,6 +182,41 @@ describe('metrics after a scripted workload (SQLite store, webhooks to 127.0.0.1
     const remarks = output.split('\n').filter((l) => l && !PROM_CLIENT_LINT.test(l));
     expect(remarks).toEqual([]);
     if (output === '') expect(code).toBe(0);
+  });
+
+  it('every query of the Grafana dashboard (docs/) is valid PromQL over families this server exposes', async () => {
+    const dashboard = JSON.parse(readFileSync(new URL('../../docs/grafana-dashboard.json', import.meta.url), 'utf8')) as {
+      panels: { targets?: { expr: string }[] }[];
+    };
+    const queries = dashboard.panels.flatMap((p) => (p.targets ?? []).map((t) => t.expr));
+    expect(queries.length).toBeGreaterThan(10);
+    // Families are named by their `# TYPE` lines, so the ones with no sample yet here (the
+    // replicas' lease and event-log families) count too; a histogram's series add a suffix.
+    const families = new Set([...text.matchAll(/^# TYPE (\S+) /gm)].map((m) => m[1]));
+    for (const query of queries) {
+      for (const name of query.match(/\b(?:a2actor|process|nodejs)_[a-z0-9_]+/g) ?? []) {
+        const family = families.has(name) ? name : name.replace(/_(bucket|count|sum)$/, '');
+        expect(families, `${name} in ${query}`).toContain(family);
+      }
+    }
+    if (!existsSync(PROMTOOL)) {
+      if (process.env.CI) throw new Error(`${PROMTOOL} is missing: install Debian's prometheus package`);
+      console.log(`promtool check skipped: ${PROMTOOL} is missing (Debian package "prometheus")`);
+      return;
+    }
+    // Each query as a recording rule: `promtool check rules` parses every expression.
+    const dir = mkdtempSync(join(tmpdir(), 'a2actor-grafana-'));
+    try {
+      // Grafana fills in its range variables before Prometheus sees a query.
+      const promql = (q: string) => q.replaceAll('$__rate_interval', '1m').replaceAll('$__interval', '1m').replaceAll('$__range', '1h');
+      const rules = queries.map((q, i) => `      - record: dashboard_query_${i}\n        expr: ${JSON.stringify(promql(q))}`).join('\n');
+      writeFileSync(join(dir, 'rules.yml'), `groups:\n  - name: dashboard\n    rules:\n${rules}\n`);
+      const { code, output } = await promtoolRun(['check', 'rules', join(dir, 'rules.yml')]);
+      expect(output).toContain(`SUCCESS: ${queries.length} rules found`);
+      expect(code).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
