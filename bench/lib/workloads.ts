@@ -146,8 +146,8 @@ export const WORKLOADS: Record<WorkloadId, Workload> = {
     servers: ['memory', 'sqlite', 'peer'],
     skipped: { cluster: "RSS per task is a per-process figure (see ours sqlite); the cluster's leases are not what it measures" },
     note:
-      'W9 sends `ask …` to N new tasks (--paused) on a freshly started server process: each stays paused in input-required, ' +
-      'waiting for a follow-up; RSS is read after a forced GC before and after; "x peer" compares growth.',
+      'W9 sends `ask …` to N new tasks (--paused) on a freshly started server process, after N/5 more as a warm-up: each stays ' +
+      'paused in input-required, waiting for a follow-up; RSS is read after a forced GC before and after the N; "x peer" compares growth.',
   },
   SOAK: {
     id: 'SOAK',
