@@ -81,8 +81,8 @@ export interface Row {
 }
 
 export interface SoakMemory {
-  /** Seconds since the load began, and the server's RSS then, MB. */
-  samples: { atS: number; rssMb: number }[];
+  /** Seconds since the load began, and the server's RSS then, MB (heap: V8's heap used and committed, external: off-heap buffers). */
+  samples: SoakSample[];
   peakMb: number;
   /** The median of the last third of the samples. */
   settledMb: number;
@@ -90,11 +90,19 @@ export interface SoakMemory {
   peakOverSettled: number;
 }
 
+export interface SoakSample {
+  atS: number;
+  rssMb: number;
+  heapUsedMb?: number;
+  heapTotalMb?: number;
+  externalMb?: number;
+}
+
 /** RSS is read this often during the soak. */
 const SOAK_SAMPLE_MS = 10_000;
 
 /** Peak and settled figures of an RSS curve. */
-export function soakMemory(samples: { atS: number; rssMb: number }[]): SoakMemory {
+export function soakMemory(samples: SoakSample[]): SoakMemory {
   const peakMb = Math.max(0, ...samples.map((s) => s.rssMb));
   const tail = samples
     .slice(samples.length - Math.max(1, Math.floor(samples.length / 3)))
@@ -283,25 +291,34 @@ async function runWorkload(id: WorkloadId, run: ServerRun, opts: BenchOptions, l
     }
     case 'SOAK': {
       const started = Date.now();
-      const samples: { atS: number; rssMb: number }[] = [];
-      const sample = () => {
+      const samples: SoakSample[] = [];
+      const sample = async () => {
         try {
+          const atS = Math.round((Date.now() - started) / 1000);
           const rssMb = round(server.pids.reduce((sum, pid) => sum + rssBytes(pid), 0) / MB);
-          samples.push({ atS: Math.round((Date.now() - started) / 1000), rssMb });
-          log(`  ${server.kind} SOAK: ${samples.at(-1)?.atS} s, RSS ${rssMb} MB`);
+          const usage = server.pids.length === 1 ? await server.memory() : undefined;
+          const heap = usage && {
+            heapUsedMb: round(usage.heapUsed / MB),
+            heapTotalMb: round(usage.heapTotal / MB),
+            externalMb: round(usage.external / MB),
+          };
+          samples.push({ atS, rssMb, ...heap });
+          log(
+            `  ${server.kind} SOAK: ${atS} s, RSS ${rssMb} MB${heap ? ` (heap ${heap.heapUsedMb} of ${heap.heapTotalMb}, external ${heap.externalMb})` : ''}`,
+          );
         } catch {
           // The server exited: the generator's errors say why.
         }
       };
-      sample();
-      const sampler = setInterval(sample, SOAK_SAMPLE_MS);
+      await sample();
+      const sampler = setInterval(() => void sample(), SOAK_SAMPLE_MS);
       let m: Measured;
       try {
         m = await measure(spec(requests.rpcSend(), { mix: 'soak', connections: SOAK_CONNECTIONS, warmupMs: 0, durationMs: opts.soakMs }));
       } finally {
         clearInterval(sampler);
       }
-      sample();
+      await sample();
       return { ...rowOf(id, server.kind, m), soak: soakMemory(samples) };
     }
     case 'W8': {

@@ -130,7 +130,18 @@ export type GeneratorCommand = { type: 'run'; spec: LoadSpec };
 
 /** Server process -> orchestrator. */
 export type ServerMessage =
-  { type: 'ready'; url: string; description: string } | { type: 'settled'; rssBytes: number; heapUsedBytes: number };
+  | { type: 'ready'; url: string; description: string }
+  | { type: 'settled'; rssBytes: number; heapUsedBytes: number }
+  | { type: 'memory'; usage: MemoryUsage };
+
+/** process.memoryUsage() of a server as it stands, no GC forced (the soak's curve). */
+export interface MemoryUsage {
+  rss: number;
+  heapTotal: number;
+  heapUsed: number;
+  external: number;
+  arrayBuffers: number;
+}
 
 /** Orchestrator -> server process. */
-export type ServerCommand = { type: 'settle' } | { type: 'stop' };
+export type ServerCommand = { type: 'settle' } | { type: 'memory' } | { type: 'stop' };

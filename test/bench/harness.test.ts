@@ -293,6 +293,7 @@ describe('bench smoke run', () => {
         runtime: 'vitest',
         backendPids: () => [process.pid],
         settle: () => Promise.resolve({ rssBytes: 0, heapUsedBytes: 0 }),
+        memory: () => Promise.resolve(process.memoryUsage()),
         stop: () => Promise.resolve(),
       };
       const m = await generator.run(
