@@ -51,13 +51,17 @@ const command: GeneratorCommand = {
 generator.send(command);
 const timer = setInterval(() => {
   const m = process.memoryUsage();
-  process.stdout.write(`rss ${(m.rss / 2 ** 20).toFixed(0)} heap ${(m.heapUsed / 2 ** 20).toFixed(0)}/${(m.heapTotal / 2 ** 20).toFixed(0)}\n`);
+  process.stdout.write(
+    `rss ${(m.rss / 2 ** 20).toFixed(0)} heap ${(m.heapUsed / 2 ** 20).toFixed(0)}/${(m.heapTotal / 2 ** 20).toFixed(0)}\n`,
+  );
 }, 10_000);
 await new Promise((r) => setTimeout(r, seconds * 1000));
 gc();
 gc();
 const m = process.memoryUsage();
-process.stdout.write(`after GC: rss ${(m.rss / 2 ** 20).toFixed(0)} heap ${(m.heapUsed / 2 ** 20).toFixed(0)}/${(m.heapTotal / 2 ** 20).toFixed(0)}\n`);
+process.stdout.write(
+  `after GC: rss ${(m.rss / 2 ** 20).toFixed(0)} heap ${(m.heapUsed / 2 ** 20).toFixed(0)}/${(m.heapTotal / 2 ** 20).toFixed(0)}\n`,
+);
 process.stdout.write(`heap snapshot: ${writeHeapSnapshot(file)}\n`);
 process.stdout.write(`${JSON.stringify({ events: server.service.events.stats(), service: server.service.stats() })}\n`);
 clearInterval(timer);
