@@ -41,6 +41,8 @@ const FRAGMENT_PATTERN = new RegExp(FRAGMENTS.map(escapeRegExp).join('|'), 'g');
 const CODE_OF = new Map(FRAGMENTS.map((f, i) => [f, String.fromCharCode(CODES[i] as number)]));
 const FRAGMENT_OF: (string | undefined)[] = [];
 FRAGMENTS.forEach((f, i) => (FRAGMENT_OF[CODES[i] as number] = f));
+// Control characters are the point here: they are what JSON text cannot hold raw.
+// eslint-disable-next-line no-control-regex
 const ANY_CODE = /[\x01-\x08\x0b\x0c\x0e-\x1f]/g;
 
 /** The compact form of a task's JSON text, given the task's id and context id. */
