@@ -9,7 +9,16 @@ import { fileURLToPath } from 'node:url';
 import type { ServerBuild } from './build.js';
 import { CLUSTER_REPLICAS, openClusterBackend, type ClusterBackend } from './cluster.js';
 import { cpuMicros, rssBytes } from './proc.js';
-import type { GeneratorCommand, GeneratorMessage, LoadResult, LoadSpec, ServerCommand, ServerKind, ServerMessage } from './types.js';
+import type {
+  GeneratorCommand,
+  GeneratorMessage,
+  LoadResult,
+  LoadSpec,
+  MemoryUsage,
+  ServerCommand,
+  ServerKind,
+  ServerMessage,
+} from './types.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -102,6 +111,8 @@ export interface ServerProcess {
   backendPids?: () => number[];
   /** Forces garbage collection in the server (every replica) and reports its memory afterwards (summed). */
   settle(): Promise<{ rssBytes: number; heapUsedBytes: number }>;
+  /** process.memoryUsage() of the (first) process as it stands, no GC forced. */
+  memory(): Promise<MemoryUsage>;
   stop(): Promise<void>;
 }
 
@@ -156,6 +167,7 @@ interface Replica {
   url: string;
   description: string;
   settle(): Promise<{ rssBytes: number; heapUsedBytes: number }>;
+  memory(): Promise<MemoryUsage>;
   stop(): Promise<void>;
 }
 
@@ -190,6 +202,17 @@ async function startReplica(kind: ServerKind, file: string, args: string[], exec
         tail,
       );
       command({ type: 'settle' });
+      return answer;
+    },
+    memory() {
+      const answer = nextMessage<ServerMessage, MemoryUsage>(
+        child,
+        (m) => (m.type === 'memory' ? m.usage : undefined),
+        10_000,
+        `${kind} server memory`,
+        tail,
+      );
+      command({ type: 'memory' });
       return answer;
     },
     stop: () => stopChild(child, () => (child.connected ? command({ type: 'stop' }) : child.kill('SIGTERM'))),
@@ -251,6 +274,7 @@ export async function startServerProcess(kind: ServerKind, sqlitePath: string, o
       for (const r of replicas) each.push(await r.settle());
       return { rssBytes: each.reduce((sum, m) => sum + m.rssBytes, 0), heapUsedBytes: each.reduce((sum, m) => sum + m.heapUsedBytes, 0) };
     },
+    memory: () => first.memory(),
     async stop() {
       await Promise.all(replicas.map((r) => r.stop()));
       // PostgreSQL gone by now: the report still comes out, and the next run drops the schema.

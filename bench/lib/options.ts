@@ -3,7 +3,7 @@
  * minutes on two cores; `--quick` is the one-minute smoke run.
  */
 import { parseArgs } from 'node:util';
-import { SERVER_KINDS, WORKLOAD_IDS, type ServerKind, type WorkloadId } from './types.js';
+import { DEFAULT_WORKLOAD_IDS, SERVER_KINDS, WORKLOAD_IDS, type ServerKind, type WorkloadId } from './types.js';
 
 export interface BenchOptions {
   quick: boolean;
@@ -17,6 +17,10 @@ export interface BenchOptions {
   tasks: number;
   /** W5: the fill stops here even if `tasks` were not all completed. */
   fillCapMs: number;
+  /** W9: tasks left paused in `input-required`. */
+  pausedTasks: number;
+  /** SOAK: how long the mixed load runs. */
+  soakMs: number;
   servers: ServerKind[];
   workloads: WorkloadId[];
   /** Where the JSON report goes; undefined = nowhere. */
@@ -31,9 +35,12 @@ export const USAGE = `usage: npm run bench -- [options]
   --warmup <s>          unmeasured warm-up before each window (default 2, quick 0.25)
   --connections <n>     concurrent requests (default 64)
   --tasks <n>           tasks for W5 (and the store W8 lists) (default 100000, quick 3000)
+  --paused <n>          tasks W9 leaves paused in input-required (default 5000, quick 1000)
+  --soak-minutes <m>    how long SOAK runs its mixed load (default 2, quick 0.5)
   --servers <list>      of ${SERVER_KINDS.join(',')} (default all; ours-memory, ours-node, ours-auth, ours-metrics, ours-sqlite, ours-cluster also name ours;
                         cluster: two replicas on PostgreSQL 127.0.0.1:5432 and Redis 127.0.0.1:6379)
-  --workloads <list>    of ${WORKLOAD_IDS.join(',')} (default all)
+  --workloads <list>    of ${WORKLOAD_IDS.join(',')} (default all but SOAK, which runs only when named:
+                        32 clients of mixed load on ours for --soak-minutes, RSS every 10 s)
   --profile <workload>  run it with the server under --cpu-prof and print where the CPU went
                         (servers default to memory, workloads to that one; no ceiling runs)
   --out <dir>           where the JSON report goes (default bench/results)
@@ -93,6 +100,8 @@ export function parseOptions(argv: string[], defaultOutDir: string): BenchOption
         warmup: { type: 'string' },
         connections: { type: 'string' },
         tasks: { type: 'string' },
+        paused: { type: 'string' },
+        'soak-minutes': { type: 'string' },
         servers: { type: 'string' },
         workloads: { type: 'string' },
         out: { type: 'string' },
@@ -112,7 +121,10 @@ export function parseOptions(argv: string[], defaultOutDir: string): BenchOption
   const profiled = profile?.[0];
   // A profile run defaults to our memory server and that one workload; --workloads may add the
   // ones it depends on (W8 lists the store W5 fills), and the profiled one always runs.
-  const workloads = listOf('workloads', v.workloads ?? profiled, WORKLOAD_IDS);
+  const workloads =
+    v.workloads === undefined && profiled === undefined
+      ? [...DEFAULT_WORKLOAD_IDS]
+      : listOf('workloads', v.workloads ?? profiled, WORKLOAD_IDS);
   return {
     quick,
     warmupMs: positive('warmup', v.warmup, quick ? 0.25 : 2) * 1000,
@@ -120,6 +132,8 @@ export function parseOptions(argv: string[], defaultOutDir: string): BenchOption
     connections: positive('connections', v.connections, 64, true),
     tasks: positive('tasks', v.tasks, quick ? 3_000 : 100_000, true),
     fillCapMs: quick ? 15_000 : 120_000,
+    pausedTasks: positive('paused', v.paused, quick ? 1_000 : 5_000, true),
+    soakMs: positive('soak-minutes', v['soak-minutes'], quick ? 0.5 : 2) * 60_000,
     servers: listOf('servers', v.servers ?? (profiled ? 'memory' : undefined), SERVER_KINDS, SERVER_ALIASES),
     workloads:
       profiled === undefined || workloads.includes(profiled)

@@ -35,6 +35,13 @@ function noteOf(row: Row): string {
       `${sign}${m.rssGrowthMbPer1k.toFixed(2)} MB RSS per 1,000 tasks over ${int(m.tasks)} (heap ${m.heapGrowthMbPer1k >= 0 ? '+' : ''}${m.heapGrowthMbPer1k.toFixed(2)})`,
     );
   }
+  if (row.soak) {
+    const k = row.soak;
+    notes.push(
+      `RSS peak ${fixed(k.peakMb)} MB, settled ${fixed(k.settledMb)} MB, peak/settled ${k.peakOverSettled.toFixed(2)} (target ≤ 1.5)${k.peakOverSettled <= 1.5 ? ' ✓' : ''}; ` +
+        `curve ${k.samples.map((x) => Math.round(x.rssMb)).join(' ')} MB`,
+    );
+  }
   if (row.push) notes.push(`${int(row.push.tasks)} tasks, ${row.push.deliveriesPerTask.toFixed(2)} deliveries per task`);
   if (row.storeTasks !== undefined) notes.push(`over ${int(row.storeTasks)} stored tasks`);
   if (row.backendCpuMicrosPerUnit !== undefined) notes.push(`PostgreSQL+Redis CPU ${fixed(row.backendCpuMicrosPerUnit)} µs/unit`);

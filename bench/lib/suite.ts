@@ -23,10 +23,10 @@ import {
 import type { BenchOptions } from './options.js';
 import { createTask, deliversPush, storedTasks } from './probe.js';
 import { summarizeProfile, type ProfileSummary } from './profile.js';
-import { machineInfo, type MachineInfo } from './proc.js';
+import { machineInfo, rssBytes, type MachineInfo } from './proc.js';
 import { SERVER_LABEL } from './report.js';
 import type { LoadSpec, RequestTemplate, ServerKind, WorkloadId } from './types.js';
-import { headersFor, RUN_ORDER, WORKLOADS, requests } from './workloads.js';
+import { FRESH_PROCESS, headersFor, RUN_ORDER, WORKLOADS, requests } from './workloads.js';
 import { authCostNote, measureAuthCost, metricsCostNote } from './auth-cost.js';
 
 export type Outcome = 'measured' | 'skipped' | 'failed' | 'not-yet-measured';
@@ -62,6 +62,8 @@ export interface Row {
   firstEvent?: { p50Ms: number; p99Ms: number };
   /** W5. */
   memory?: { tasks: number; rssBeforeMb: number; rssAfterMb: number; rssGrowthMbPer1k: number; heapGrowthMbPer1k: number };
+  /** SOAK: RSS over time under the mixed load (no forced GC). */
+  soak?: SoakMemory;
   /** W7: the sends behind the deliveries. */
   push?: { tasks: number; deliveriesPerTask: number };
   /** W8: tasks in the store, as tasks/list counts them. */
@@ -76,6 +78,38 @@ export interface Row {
   metricsCostMicros?: number;
   /** req/s over the raw-uWS ceiling for the same method. */
   ofCeiling?: number;
+}
+
+export interface SoakMemory {
+  /** Seconds since the load began, and the server's RSS then, MB (heap: V8's heap used and committed, external: off-heap buffers). */
+  samples: SoakSample[];
+  peakMb: number;
+  /** The median of the last third of the samples. */
+  settledMb: number;
+  /** Peak over settled (target: at most 1.5). */
+  peakOverSettled: number;
+}
+
+export interface SoakSample {
+  atS: number;
+  rssMb: number;
+  heapUsedMb?: number;
+  heapTotalMb?: number;
+  externalMb?: number;
+}
+
+/** RSS is read this often during the soak. */
+const SOAK_SAMPLE_MS = 10_000;
+
+/** Peak and settled figures of an RSS curve. */
+export function soakMemory(samples: SoakSample[]): SoakMemory {
+  const peakMb = Math.max(0, ...samples.map((s) => s.rssMb));
+  const tail = samples
+    .slice(samples.length - Math.max(1, Math.floor(samples.length / 3)))
+    .map((s) => s.rssMb)
+    .sort((a, b) => a - b);
+  const settledMb = tail.length === 0 ? 0 : ((tail[(tail.length - 1) >> 1] as number) + (tail[tail.length >> 1] as number)) / 2;
+  return { samples, peakMb, settledMb: round(settledMb), peakOverSettled: settledMb > 0 ? round(peakMb / settledMb, 2) : 0 };
 }
 
 export interface BenchReport {
@@ -115,7 +149,9 @@ const round = (n: number, digits = 1): number => Math.round(n * 10 ** digits) / 
 export const pushBatch = (opts: BenchOptions): number => Math.max(100, Math.round(opts.tasks / 10));
 
 /** Workloads that create one task per successful request (they fill the store W8 lists). */
-const CREATES_TASKS: ReadonlySet<WorkloadId> = new Set(['W1', 'W2', 'W4', 'W5', 'W7']);
+const CREATES_TASKS: ReadonlySet<WorkloadId> = new Set(['W1', 'W2', 'W4', 'W5', 'W7', 'W9']);
+/** The soak's clients (issue 19's figure), whatever --connections says. */
+const SOAK_CONNECTIONS = 32;
 
 function rowOf(id: WorkloadId, kind: ServerKind, m: Measured, unitCount = m.result.requests): Row {
   const w = WORKLOADS[id];
@@ -222,10 +258,21 @@ async function runWorkload(id: WorkloadId, run: ServerRun, opts: BenchOptions, l
         },
       };
     }
-    case 'W5': {
+    case 'W5':
+    case 'W9': {
+      const [count, request, what] =
+        id === 'W5' ? [opts.tasks, requests.rpcSend(), 'tasks'] : [opts.pausedTasks, requests.rpcAsk(), 'tasks to pause'];
+      if (id === 'W9') {
+        // A few thousand tasks are too few to hide what a fresh process spends once (compiled
+        // code, sockets, the first chunks of every table): a fifth as many paused first, not
+        // counted, so the growth read is what each further paused task holds.
+        const warmup = Math.max(200, Math.round(count / 5));
+        log(`  ${server.kind} W9: warming up with ${warmup.toLocaleString('en-US')} paused tasks (not counted)`);
+        await run.generator.run(spec(request, { totalRequests: warmup, durationMs: opts.fillCapMs, warmupMs: 0 }), server);
+      }
       const before = await server.settle();
-      log(`  ${server.kind} W5: driving ${opts.tasks.toLocaleString('en-US')} tasks (at most ${opts.fillCapMs / 1000} s)`);
-      const m = await measure(spec(requests.rpcSend(), { totalRequests: opts.tasks, durationMs: opts.fillCapMs, warmupMs: 0 }));
+      log(`  ${server.kind} ${id}: driving ${count.toLocaleString('en-US')} ${what} (at most ${opts.fillCapMs / 1000} s)`);
+      const m = await measure(spec(request, { totalRequests: count, durationMs: opts.fillCapMs, warmupMs: 0 }));
       const after = await server.settle();
       const tasks = m.result.requests;
       const per1k = (bytes: number) => (tasks > 0 ? round((bytes / MB / tasks) * 1000, 2) : 0);
@@ -241,6 +288,38 @@ async function runWorkload(id: WorkloadId, run: ServerRun, opts: BenchOptions, l
           heapGrowthMbPer1k: per1k(after.heapUsedBytes - before.heapUsedBytes),
         },
       };
+    }
+    case 'SOAK': {
+      const started = Date.now();
+      const samples: SoakSample[] = [];
+      const sample = async () => {
+        try {
+          const atS = Math.round((Date.now() - started) / 1000);
+          const rssMb = round(server.pids.reduce((sum, pid) => sum + rssBytes(pid), 0) / MB);
+          const usage = server.pids.length === 1 ? await server.memory() : undefined;
+          const heap = usage && {
+            heapUsedMb: round(usage.heapUsed / MB),
+            heapTotalMb: round(usage.heapTotal / MB),
+            externalMb: round(usage.external / MB),
+          };
+          samples.push({ atS, rssMb, ...heap });
+          log(
+            `  ${server.kind} SOAK: ${atS} s, RSS ${rssMb} MB${heap ? ` (heap ${heap.heapUsedMb} of ${heap.heapTotalMb}, external ${heap.externalMb})` : ''}`,
+          );
+        } catch {
+          // The server exited: the generator's errors say why.
+        }
+      };
+      await sample();
+      const sampler = setInterval(() => void sample(), SOAK_SAMPLE_MS);
+      let m: Measured;
+      try {
+        m = await measure(spec(requests.rpcSend(), { mix: 'soak', connections: SOAK_CONNECTIONS, warmupMs: 0, durationMs: opts.soakMs }));
+      } finally {
+        clearInterval(sampler);
+      }
+      await sample();
+      return { ...rowOf(id, server.kind, m), soak: soakMemory(samples) };
     }
     case 'W8': {
       const pageSize = 50;
@@ -268,7 +347,7 @@ export function compare(rows: Row[]): Row[] {
     if (ceiling?.rps && row.rps !== undefined) out.ofCeiling = round(row.rps / ceiling.rps, 3);
     const peer = OURS_KINDS.has(row.server) ? measuredRow(rows, row.workload, 'peer') : undefined;
     if (peer) {
-      if (row.workload === 'W5') {
+      if (row.workload === 'W5' || row.workload === 'W9') {
         const ours = row.memory?.rssGrowthMbPer1k;
         const theirs = peer.memory?.rssGrowthMbPer1k;
         if (ours !== undefined && theirs !== undefined && theirs > 0) out.vsPeer = round(ours / theirs, 2);
@@ -356,16 +435,18 @@ export async function runSuite(opts: BenchOptions, log: (line: string) => void =
       const run: ServerRun = { server, generator: startGenerator(), tasksCreated: 0, windows: {} };
       try {
         for (const [index, id] of plan.run.entries()) {
-          if (id === 'W5' && index > 0) {
-            // W5 reads RSS growth: on a process that earlier workloads left with garbage and
+          if (FRESH_PROCESS.has(id) && index > 0) {
+            // W5 and W9 read RSS growth: on a process that earlier workloads left with garbage and
             // heap headroom, new tasks partly fill that space and the growth reads low (or
             // negative). A fresh process of the same server (same database file) measures it.
+            // The soak's curve starts from a fresh process and an empty database.
             await run.generator.close();
             await server.stop();
-            server = await startServerProcess(kind, join(temp, `${kind}.db`), { build, cpuProfileDir: profileDir });
+            const db = join(temp, id === 'SOAK' ? `${kind}-soak.db` : `${kind}.db`);
+            server = await startServerProcess(kind, db, { build, cpuProfileDir: profileDir });
             run.server = server;
             run.generator = startGenerator();
-            log(`  ${kind}: restarted for W5 at ${server.urls.join(', ')} (pid ${server.pids.join(', ')})`);
+            log(`  ${kind}: restarted for ${id} at ${server.urls.join(', ')} (pid ${server.pids.join(', ')})`);
           }
           let row: Row;
           try {

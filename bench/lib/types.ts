@@ -12,9 +12,15 @@
 export type ServerKind = 'raw' | 'memory' | 'node' | 'auth' | 'metrics' | 'sqlite' | 'cluster' | 'peer';
 export const SERVER_KINDS: readonly ServerKind[] = ['raw', 'memory', 'node', 'auth', 'metrics', 'sqlite', 'cluster', 'peer'];
 
-/** W1..W8 from issue 5; C1/C6 are the raw server's ceilings for POST and GET. */
-export type WorkloadId = 'C1' | 'C6' | 'W1' | 'W2' | 'W3' | 'W4' | 'W5' | 'W6' | 'W7' | 'W8';
-export const WORKLOAD_IDS: readonly WorkloadId[] = ['W1', 'W2', 'W3', 'W4', 'W5', 'W6', 'W7', 'W8'];
+/**
+ * W1..W8 from issue 5, W9 and SOAK from issue 19 (memory); C1/C6 are the raw server's ceilings
+ * for POST and GET.
+ */
+export type WorkloadId = 'C1' | 'C6' | 'W1' | 'W2' | 'W3' | 'W4' | 'W5' | 'W6' | 'W7' | 'W8' | 'W9' | 'SOAK';
+/** What `--workloads` accepts. */
+export const WORKLOAD_IDS: readonly WorkloadId[] = ['W1', 'W2', 'W3', 'W4', 'W5', 'W6', 'W7', 'W8', 'W9', 'SOAK'];
+/** What runs when `--workloads` is not given: the soak takes minutes, so it is asked for by name. */
+export const DEFAULT_WORKLOAD_IDS: readonly WorkloadId[] = WORKLOAD_IDS.filter((id) => id !== 'SOAK');
 
 /** How the load generator decides that one response is a success. */
 export type Check =
@@ -24,6 +30,10 @@ export type Check =
   | 'rpc-completed'
   /** A REST send answer (A2A JSON or proto-JSON `{task}`) that is a completed task. */
   | 'rest-completed'
+  /** A JSON-RPC result that is a task paused in `input-required` (W9). */
+  | 'rpc-input-required'
+  /** Each operation of the soak's mix checks its own answers (bench/load/soak.ts). */
+  | 'mix'
   /** A JSON-RPC result that is a task. */
   | 'rpc-task'
   /** A JSON-RPC tasks/list result with a full page (`pageSize` tasks). */
@@ -71,6 +81,11 @@ export interface LoadSpec {
   totalRequests?: number;
   /** W7: a webhook receiver the generator runs on 127.0.0.1 and counts deliveries at. */
   pushReceiver?: boolean;
+  /**
+   * SOAK: run the soak's mix of operations (bench/load/soak.ts) on `connections` clients for
+   * `durationMs` instead of `request`.
+   */
+  mix?: 'soak';
   /** Sent with every request (the auth server kind's bearer token). */
   headers?: Readonly<Record<string, string>>;
 }
@@ -115,7 +130,18 @@ export type GeneratorCommand = { type: 'run'; spec: LoadSpec };
 
 /** Server process -> orchestrator. */
 export type ServerMessage =
-  { type: 'ready'; url: string; description: string } | { type: 'settled'; rssBytes: number; heapUsedBytes: number };
+  | { type: 'ready'; url: string; description: string }
+  | { type: 'settled'; rssBytes: number; heapUsedBytes: number }
+  | { type: 'memory'; usage: MemoryUsage };
+
+/** process.memoryUsage() of a server as it stands, no GC forced (the soak's curve). */
+export interface MemoryUsage {
+  rss: number;
+  heapTotal: number;
+  heapUsed: number;
+  external: number;
+  arrayBuffers: number;
+}
 
 /** Orchestrator -> server process. */
-export type ServerCommand = { type: 'settle' } | { type: 'stop' };
+export type ServerCommand = { type: 'settle' } | { type: 'memory' } | { type: 'stop' };

@@ -36,6 +36,12 @@ export const requests = {
     body: JSON.stringify({ message: { messageId: MESSAGE_ID, role: 'ROLE_USER', content: [{ text: TEXT }] } }),
   }),
   rpcGet: (taskId: string): RequestTemplate => ({ method: 'POST', path: '/', body: rpc('tasks/get', { id: taskId }) }),
+  /** W9: a new task the agent pauses in `input-required` (bench/agents/echo-agent.ts). */
+  rpcAsk: (): RequestTemplate => ({
+    method: 'POST',
+    path: '/',
+    body: rpc('message/send', { message: { ...userMessage, parts: [{ kind: 'text', text: 'ask What colour should the button be?' }] } }),
+  }),
   rpcStream: (): RequestTemplate => ({ method: 'POST', path: '/', body: rpc('message/stream', { message: userMessage }) }),
   rpcSendWithPush: (): RequestTemplate => ({
     method: 'POST',
@@ -131,7 +137,35 @@ export const WORKLOADS: Record<WorkloadId, Workload> = {
     skipped: { peer: 'no tasks/list in 0.3.14' },
     note: 'W8 lists over the store as W5 left it (at least the W5 task count; ours 2×pg, which skips W5, over what its other workloads stored).',
   },
+  W9: {
+    id: 'W9',
+    title: 'memory per 1,000 paused tasks',
+    unit: 'task',
+    check: 'rpc-input-required',
+    ceiling: undefined,
+    servers: ['memory', 'sqlite', 'peer'],
+    skipped: { cluster: "RSS per task is a per-process figure (see ours sqlite); the cluster's leases are not what it measures" },
+    note:
+      'W9 sends `ask …` to N new tasks (--paused) on a freshly started server process, after N/5 more as a warm-up: each stays ' +
+      'paused in input-required, waiting for a follow-up; RSS is read after a forced GC before and after the N; "x peer" compares growth.',
+  },
+  SOAK: {
+    id: 'SOAK',
+    title: 'soak: mixed load, RSS over time',
+    unit: 'op',
+    check: 'mix',
+    ceiling: undefined,
+    servers: ['memory', 'sqlite'],
+    skipped: { peer: "the peer's echo agent has no stream or slow command", cluster: 'RSS over time is a per-process figure' },
+    note:
+      'SOAK runs 32 clients on a freshly started server process for --soak-minutes: 55% echo sends, 15% `stream 5`, 10% `ask` ' +
+      'and its follow-up, 10% non-blocking `slow 300` canceled after 100 ms, 10% tasks/list (bench/load/soak.ts); RSS is read ' +
+      'every 10 s with no forced GC; "settled" is the median of the last third of the samples, the target a peak within 1.5x of it.',
+  },
 };
 
 /** The order workloads run in on one server process: W5 fills the store W8 lists. */
-export const RUN_ORDER: readonly WorkloadId[] = ['C1', 'C6', 'W6', 'W1', 'W2', 'W3', 'W4', 'W7', 'W5', 'W8'];
+export const RUN_ORDER: readonly WorkloadId[] = ['C1', 'C6', 'W6', 'W1', 'W2', 'W3', 'W4', 'W7', 'W5', 'W8', 'W9', 'SOAK'];
+
+/** Workloads that read the memory of a freshly started server process (its RSS growth or curve). */
+export const FRESH_PROCESS: ReadonlySet<WorkloadId> = new Set(['W5', 'W9', 'SOAK']);

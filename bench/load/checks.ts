@@ -9,7 +9,7 @@ type Json = Record<string, unknown>;
 
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-function parse(text: string): Json | undefined {
+export function parse(text: string): Json | undefined {
   try {
     const value: unknown = JSON.parse(text);
     return isObject(value) ? value : undefined;
@@ -19,13 +19,15 @@ function parse(text: string): Json | undefined {
 }
 
 /** A2A JSON says `completed`; proto-JSON (the peer's REST answers) says `TASK_STATE_COMPLETED`. */
-const COMPLETED = new Set(['completed', 'TASK_STATE_COMPLETED']);
+export const COMPLETED = new Set(['completed', 'TASK_STATE_COMPLETED']);
 
-function stateOf(task: unknown): unknown {
+const PAUSED = new Set(['input-required', 'TASK_STATE_INPUT_REQUIRED']);
+
+export function stateOf(task: unknown): unknown {
   return isObject(task) && isObject(task.status) ? task.status.state : undefined;
 }
 
-function rpcResult(body: Json): Json | string {
+export function rpcResult(body: Json): Json | string {
   if (isObject(body.error)) return `JSON-RPC error ${String(body.error.code)}: ${String(body.error.message)}`;
   return isObject(body.result) ? body.result : 'no JSON-RPC result';
 }
@@ -45,6 +47,11 @@ export function checkResponse(check: Check, status: number, text: string, pageSi
       if (!COMPLETED.has(String(stateOf(result)))) return `task state ${String(stateOf(result))}`;
       return Array.isArray(result.artifacts) && result.artifacts.length > 0 ? undefined : 'completed task without artifact';
     }
+    case 'rpc-input-required': {
+      const result = rpcResult(body);
+      if (typeof result === 'string') return result;
+      return PAUSED.has(String(stateOf(result))) ? undefined : `task state ${String(stateOf(result))}`;
+    }
     case 'rest-completed': {
       const task = isObject(body.task) ? body.task : body;
       return COMPLETED.has(String(stateOf(task))) ? undefined : `task state ${String(stateOf(task))}`;
@@ -62,6 +69,8 @@ export function checkResponse(check: Check, status: number, text: string, pageSi
     }
     case 'card':
       return typeof body.name === 'string' && typeof body.url === 'string' ? undefined : 'not an agent card';
+    case 'mix':
+      return 'mix is checked per operation (bench/load/soak.ts)';
     case 'sse-completed':
       return 'sse-completed is checked per event (checkStreamEvent)';
   }

@@ -24,6 +24,7 @@ import {
   type Percentiles,
 } from '../lib/types.js';
 import { checkResponse, checkStreamEvent } from './checks.js';
+import { pickOperation, runOperation } from './soak.js';
 import { SseReader } from './sse.js';
 
 /** In-flight requests get this long to finish after the window before the pool is torn down. */
@@ -114,6 +115,10 @@ export async function runLoad(spec: LoadSpec, notify: (message: GeneratorMessage
 
   /** One request; resolves to an error reason or undefined, and the first event time if streamed. */
   const once = async (pool: Pool): Promise<{ error?: string; firstEventNs?: bigint }> => {
+    if (spec.mix === 'soak') {
+      const error = await runOperation(pool, pickOperation(Math.random()));
+      return error === undefined ? {} : { error };
+    }
     const body = nextBody();
     const started = process.hrtime.bigint();
     const res = await pool.request({

@@ -1,7 +1,8 @@
 /**
  * The peer's echo agent on @a2a-js/sdk 0.3.14: the same behaviour as bench/agents/echo-agent.ts.
  * It publishes what our runtime emits for one task (submitted task, `working`, one artifact,
- * final `completed`), so both servers store and stream the same task.
+ * final `completed`), so both servers store and stream the same task; `ask <q>` pauses a new task in
+ * `input-required` with <q> as its question, as ours does (W9).
  */
 import type { Message, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent } from '@a2a-js/sdk';
 import type { AgentExecutor, ExecutionEventBus, RequestContext } from '@a2a-js/sdk/server';
@@ -35,11 +36,29 @@ export class EchoExecutor implements AgentExecutor {
       bus.publish(task);
     }
     bus.publish(statusUpdate(taskId, contextId, 'working', false));
+    const text = textOf(userMessage);
+    // `ask <q>` on a new task pauses it (W9); its follow-up is echoed like any message.
+    if (!request.task && text.startsWith('ask')) {
+      const question: Message = {
+        kind: 'message',
+        role: 'agent',
+        messageId: crypto.randomUUID(),
+        taskId,
+        contextId,
+        parts: [{ kind: 'text', text: text.slice(4) || 'What next?' }],
+      };
+      bus.publish({
+        ...statusUpdate(taskId, contextId, 'input-required', true),
+        status: { state: 'input-required', message: question, timestamp: new Date().toISOString() },
+      });
+      bus.finished();
+      return;
+    }
     const artifact: TaskArtifactUpdateEvent = {
       kind: 'artifact-update',
       taskId,
       contextId,
-      artifact: { artifactId: 'echo', name: 'echo', parts: [{ kind: 'text', text: textOf(userMessage) }] },
+      artifact: { artifactId: 'echo', name: 'echo', parts: [{ kind: 'text', text }] },
       lastChunk: true,
     };
     bus.publish(artifact);

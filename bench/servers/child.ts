@@ -43,6 +43,10 @@ export async function serve(start: () => Promise<RunningServer>): Promise<void> 
   };
   process.on('message', (raw: ServerCommand) => {
     if (raw.type === 'stop') void stop();
+    if (raw.type === 'memory') {
+      const { rss, heapTotal, heapUsed, external, arrayBuffers } = process.memoryUsage();
+      send({ type: 'memory', usage: { rss, heapTotal, heapUsed, external, arrayBuffers } });
+    }
     if (raw.type === 'settle') {
       collectGarbage();
       // A short pause lets the allocator hand pages back before RSS is read.

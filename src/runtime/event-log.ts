@@ -9,7 +9,7 @@
  * and `open` seeds the log from it when a paused task continues, even after the log was
  * dropped or the process restarted. A `Last-Event-ID` therefore never points at two events.
  */
-import type { StreamEvent, Task } from '../a2a/schemas.js';
+import type { StreamEvent, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent } from '../a2a/schemas.js';
 
 export interface LoggedEvent {
   readonly seq: number;
@@ -73,10 +73,82 @@ export interface TaskEventLog {
   ping?(): Promise<void>;
 }
 
+/**
+ * The ring of a log whose turn ended, as one JSON text: a retained log is replayed rarely but
+ * kept for the whole retention period, and as objects its events cost several times their text
+ * and give the garbage collector tens of objects per task to trace (under a mixed load, the
+ * retained logs of streamed tasks were most of the live heap, and V8 sizes the heap after it).
+ */
+interface PackedRing {
+  /** Sequence number of the first event. */
+  readonly first: number;
+  /** The task's context id: the text leaves it out. */
+  readonly contextId: string;
+  /**
+   * The events as one JSON array. An event that starts `kind, taskId, contextId` with the task's
+   * own ids (all the runtime logs) is an object without the two ids; any other is `[event]`.
+   */
+  readonly text: string;
+}
+
+type UpdateEvent = TaskStatusUpdateEvent | TaskArtifactUpdateEvent;
+type Stripped = Omit<TaskStatusUpdateEvent, 'taskId' | 'contextId'> | Omit<TaskArtifactUpdateEvent, 'taskId' | 'contextId'>;
+
+const isPacked = (ring: LoggedEvent[] | PackedRing): ring is PackedRing => !Array.isArray(ring);
+
+/** Whether `event` is written `{kind, taskId, contextId, …}` with these ids, so both can be left out and put back in place. */
+function carriesIds(event: StreamEvent, taskId: string, contextId: string): event is UpdateEvent {
+  if (event.kind !== 'status-update' && event.kind !== 'artifact-update') return false;
+  if (event.taskId !== taskId || event.contextId !== contextId) return false;
+  let i = 0;
+  for (const key in event) {
+    if (key !== ['kind', 'taskId', 'contextId'][i]) return false;
+    if (++i === 3) return true;
+  }
+  return false;
+}
+
+function pack(taskId: string, ring: LoggedEvent[] | PackedRing): LoggedEvent[] | PackedRing {
+  if (isPacked(ring)) return ring;
+  const head = ring[0];
+  const contextId = head?.event.contextId;
+  if (!head || contextId === undefined) return ring;
+  const items = ring.map(({ event }): Stripped | [StreamEvent] => {
+    if (!carriesIds(event, taskId, contextId)) return [event];
+    const { taskId: _taskId, contextId: _contextId, ...rest } = event;
+    return rest;
+  });
+  // JSON.stringify's result is one flat string, which holds nothing else alive.
+  return { first: head.seq, contextId, text: JSON.stringify(items) };
+}
+
+/** The event as it was logged: the ids back in their place after `kind`. */
+function withIds(item: Stripped, taskId: string, contextId: string): UpdateEvent {
+  if (item.kind === 'status-update') {
+    const { kind, ...rest } = item;
+    return { kind, taskId, contextId, ...rest };
+  }
+  const { kind, ...rest } = item;
+  return { kind, taskId, contextId, ...rest };
+}
+
+function unpack(taskId: string, ring: LoggedEvent[] | PackedRing): LoggedEvent[] {
+  if (!isPacked(ring)) return ring;
+  const { contextId } = ring;
+  const items = JSON.parse(ring.text) as (Stripped | [StreamEvent])[];
+  return items.map((item, i) => ({
+    seq: ring.first + i,
+    event: Array.isArray(item) ? item[0] : withIds(item, taskId, contextId),
+  }));
+}
+
 interface Log {
   seq: number;
-  /** Ring of the newest events, oldest first, consecutive numbers ending at `seq`. */
-  ring: LoggedEvent[];
+  /**
+   * Ring of the newest events, oldest first, consecutive numbers ending at `seq`; packed while
+   * the log is retained (no turn appends to it), unpacked when a turn opens it again.
+   */
+  ring: LoggedEvent[] | PackedRing;
   listeners: Set<EventListener>;
   /** Someone streamed or subscribed: worth keeping after the turn ends. */
   watched: boolean;
@@ -140,6 +212,8 @@ export class MemoryEventLog implements TaskEventLog {
       // log holds do not connect to the next ones, so none of them can be replayed.
       log.seq = opts.afterSeq;
       log.ring = [];
+    } else {
+      log.ring = unpack(taskId, log.ring);
     }
   }
 
@@ -147,8 +221,10 @@ export class MemoryEventLog implements TaskEventLog {
     const log = this.logOf(taskId, 'active');
     const entry: LoggedEvent = { seq: ++log.seq, event };
     if (this.capacity > 0) {
-      log.ring.push(entry);
-      if (log.ring.length > this.capacity) log.ring.shift();
+      const ring = unpack(taskId, log.ring);
+      log.ring = ring;
+      ring.push(entry);
+      if (ring.length > this.capacity) ring.shift();
     }
     for (const listener of log.listeners) listener(entry);
     return entry.seq;
@@ -162,9 +238,11 @@ export class MemoryEventLog implements TaskEventLog {
     const log = this.logs.get(taskId);
     if (!log || afterSeq > log.seq) return undefined;
     if (afterSeq === log.seq) return [];
-    const first = log.ring[0];
-    if (!first || first.seq > afterSeq + 1) return undefined;
-    return log.ring.slice(afterSeq + 1 - first.seq);
+    const ring = log.ring;
+    const first = isPacked(ring) ? ring.first : ring[0]?.seq;
+    if (first === undefined || first > afterSeq + 1) return undefined;
+    // A retained log stays packed: a replay parses its events, which nothing else holds.
+    return unpack(taskId, ring).slice(afterSeq + 1 - first);
   }
 
   subscribe(taskId: string, listener: EventListener): () => void {
@@ -190,6 +268,7 @@ export class MemoryEventLog implements TaskEventLog {
       return;
     }
     log.state = 'retained';
+    log.ring = pack(taskId, log.ring);
     log.expiresAt = Date.now() + this.retentionMs;
     this.expiries.push({ taskId, log, at: log.expiresAt });
     this.armSweep();

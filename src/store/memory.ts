@@ -8,6 +8,7 @@
 import type { Task, TaskState } from '../a2a/schemas.js';
 import { TASK_STATES } from '../../machines/task.machine.js';
 import { withRoom } from './columns.js';
+import { packTask, unpackTask } from './task-text.js';
 import { TextArena } from './text-arena.js';
 import type { MessageKey, StoredPushConfig, TaskListQuery, TaskPage, TaskStore } from './types.js';
 
@@ -17,6 +18,10 @@ export class MemoryTaskStore implements TaskStore {
   readonly description = 'memory';
   /** Task id -> its slot in the columns below. */
   private readonly slots = new Map<string, number>();
+  /** Per slot, the task's id and context id (the strings the maps above hold): its text leaves them out. */
+  private readonly idOf: string[] = [];
+  private readonly contextOf: string[] = [];
+  /** Per slot, the task's JSON as task-text.ts packs it. */
   private readonly texts = new TextArena();
   /** Index into TASK_STATES. */
   private states: Uint8Array<ArrayBuffer> = new Uint8Array(1024);
@@ -44,7 +49,7 @@ export class MemoryTaskStore implements TaskStore {
   }
 
   private parse(slot: number): Task {
-    return JSON.parse(this.texts.get(slot)) as Task;
+    return JSON.parse(unpackTask(this.texts.get(slot), this.idOf[slot] as string, this.contextOf[slot] as string)) as Task;
   }
 
   private stateAt(slot: number): TaskState {
@@ -61,6 +66,8 @@ export class MemoryTaskStore implements TaskStore {
     if (slot === undefined) {
       slot = this.slots.size;
       this.slots.set(task.id, slot);
+      this.idOf.push(task.id);
+      this.contextOf.push(task.contextId);
       this.makeRoom(slot);
       insertOrdered(this.order, task.id);
       const inContext = this.byContext.get(task.contextId);
@@ -77,7 +84,8 @@ export class MemoryTaskStore implements TaskStore {
     } else {
       this.count(this.stateAt(slot), -1);
     }
-    this.texts.set(slot, text);
+    // A task never changes context: the slot's context id is the one it was created with.
+    this.texts.set(slot, packTask(text, task.id, this.contextOf[slot] as string));
     this.count(state, +1);
     this.states[slot] = code;
     this.times[slot] = Date.parse(task.status.timestamp);

@@ -22,15 +22,23 @@ import { CLUSTER_POSTGRES_URL } from '../../bench/lib/cluster.js';
 import { OptionsError, parseOptions, type BenchOptions } from '../../bench/lib/options.js';
 import { formatProfile, summarizeProfile } from '../../bench/lib/profile.js';
 import { formatTable, writeReport } from '../../bench/lib/report.js';
-import { runSuite, type BenchReport } from '../../bench/lib/suite.js';
+import { runSuite, soakMemory, type BenchReport } from '../../bench/lib/suite.js';
+import { pickOperation } from '../../bench/load/soak.js';
 
 describe('bench options', () => {
   it('defaults to every server and workload with windows that fit ten minutes', () => {
     const opts = parseOptions([], '/tmp/out');
     if (opts === 'help') throw new Error('unexpected help');
     expect(opts.servers).toEqual(['raw', 'memory', 'node', 'auth', 'metrics', 'sqlite', 'cluster', 'peer']);
-    expect(opts.workloads).toEqual(['W1', 'W2', 'W3', 'W4', 'W5', 'W6', 'W7', 'W8']);
+    // The soak takes minutes: it runs only when named.
+    expect(opts.workloads).toEqual(['W1', 'W2', 'W3', 'W4', 'W5', 'W6', 'W7', 'W8', 'W9']);
     expect(opts).toMatchObject({ quick: false, warmupMs: 2000, durationMs: 8000, connections: 64, tasks: 100_000, outDir: '/tmp/out' });
+    expect(opts).toMatchObject({ pausedTasks: 5000, soakMs: 120_000 });
+  });
+
+  it('--workloads SOAK --soak-minutes 7 runs the soak for seven minutes', () => {
+    expect(parseOptions(['--workloads', 'SOAK', '--soak-minutes', '7'], '/x')).toMatchObject({ workloads: ['SOAK'], soakMs: 420_000 });
+    expect(parseOptions(['--workloads', 'W9', '--paused', '200'], '/x')).toMatchObject({ workloads: ['W9'], pausedTasks: 200 });
   });
 
   it('--quick shortens every window and the memory workload', () => {
@@ -66,7 +74,7 @@ describe('bench options', () => {
     expect(parseOptions(['--profile', 'W8', '--workloads', 'W5'], '/x')).toMatchObject({ profile: 'W8', workloads: ['W5', 'W8'] });
     expect(parseOptions([], '/x')).toMatchObject({ profile: undefined });
     expect(() => parseOptions(['--profile', 'W1,W2'], '/x')).toThrow(/one workload/);
-    expect(() => parseOptions(['--profile', 'W9'], '/x')).toThrow(OptionsError);
+    expect(() => parseOptions(['--profile', 'W10'], '/x')).toThrow(OptionsError);
   });
 
   it('refuses what it cannot run, with a message', () => {
@@ -200,6 +208,8 @@ describe('bench smoke run', () => {
     connections: 8,
     tasks: 100,
     fillCapMs: 10_000,
+    pausedTasks: 200,
+    soakMs: 12_000,
     servers: ['memory'],
     workloads: ['W1'],
     outDir: undefined,
@@ -243,6 +253,20 @@ describe('bench smoke run', () => {
     }
   });
 
+  it('W9 pauses tasks and reads their memory; SOAK runs the mix and reads an RSS curve', { timeout: 90_000 }, async () => {
+    const report: BenchReport = await runSuite(smoke({ workloads: ['W9', 'SOAK'] }), () => {}, build);
+    const paused = report.rows.find((r) => r.workload === 'W9');
+    expect(paused).toMatchObject({ server: 'memory', outcome: 'measured', errors: 0, requests: 200 });
+    expect(paused?.memory?.tasks).toBe(200);
+    const soak = report.rows.find((r) => r.workload === 'SOAK');
+    expect(soak).toMatchObject({ server: 'memory', outcome: 'measured', errors: 0 });
+    expect(soak?.requests).toBeGreaterThan(0);
+    // A sample at the start, one every 10 s, one at the end.
+    expect(soak?.soak?.samples.length).toBeGreaterThanOrEqual(3);
+    expect(soak?.soak?.peakMb).toBeGreaterThanOrEqual(soak?.soak?.settledMb ?? Infinity);
+    expect(formatTable(report)).toMatch(/RSS peak [\d.]+ MB, settled [\d.]+ MB/);
+  });
+
   it('spreads the connections over every replica and sums their CPU', { timeout: 60_000 }, async () => {
     // Two stand-in replicas in this process; the generator runs in its own, as in a bench run.
     const served = [0, 0];
@@ -269,6 +293,7 @@ describe('bench smoke run', () => {
         runtime: 'vitest',
         backendPids: () => [process.pid],
         settle: () => Promise.resolve({ rssBytes: 0, heapUsedBytes: 0 }),
+        memory: () => Promise.resolve(process.memoryUsage()),
         stop: () => Promise.resolve(),
       };
       const m = await generator.run(
@@ -342,5 +367,21 @@ describe('bench smoke run', () => {
       // bench/.build/profile-*/memory/CPU.*.cpuprofile
       rmSync(dirname(dirname(profile.path)), { recursive: true, force: true });
     }
+  });
+});
+
+describe('the soak', () => {
+  it("draws its operations by the issue's weights", () => {
+    const counts = new Map<string, number>();
+    for (let i = 0; i < 100; i++) {
+      const op = pickOperation(i / 100);
+      counts.set(op, (counts.get(op) ?? 0) + 1);
+    }
+    expect(Object.fromEntries(counts)).toEqual({ echo: 55, stream: 15, ask: 10, 'slow-cancel': 10, list: 10 });
+  });
+
+  it('settles on the median of the last third of its RSS samples', () => {
+    const samples = [100, 400, 300, 250, 240, 260, 250, 245, 255].map((rssMb, i) => ({ atS: i * 10, rssMb }));
+    expect(soakMemory(samples)).toMatchObject({ peakMb: 400, settledMb: 250, peakOverSettled: 1.6 });
   });
 });

@@ -33,6 +33,36 @@ describe('MemoryEventLog', () => {
     expect(log.append('t', status('working'))).toBe(4);
   });
 
+  it('a retained log replays exactly the events its turn logged, and the next turn continues them', () => {
+    log = new MemoryEventLog(10, 60_000);
+    log.open('t', { afterSeq: 0, watched: true });
+    const artifact: StreamEvent = {
+      kind: 'artifact-update',
+      taskId: 't',
+      contextId: 'c',
+      // The task's own id pair in user data, and a look-alike that is not it, come back as they were.
+      artifact: {
+        artifactId: 'a',
+        parts: [{ kind: 'data', data: { taskId: 't', contextId: 'c', text: '"taskId":"t","contextId":"c" \u0001' } }],
+      },
+      lastChunk: true,
+    };
+    const logged = [status('working'), artifact, status('input-required', true)];
+    for (const event of logged) log.append('t', event);
+    log.close('t');
+    expect(log.stats()).toMatchObject({ logs: 1, retained: 1 });
+    // Byte for byte, key order included: a replayed event is written as it was first sent.
+    expect(JSON.stringify(log.since('t', 0))).toBe(JSON.stringify(logged.map((event, i) => ({ seq: i + 1, event }))));
+    expect(log.since('t', 2)).toEqual([{ seq: 3, event: logged[2] }]);
+    log.open('t', { afterSeq: 3, watched: true });
+    log.append('t', status('working'));
+    expect(log.since('t', 1)?.map((e) => [e.seq, e.event.kind])).toEqual([
+      [2, 'artifact-update'],
+      [3, 'status-update'],
+      [4, 'status-update'],
+    ]);
+  });
+
   it('since: every event after a number, [] when up to date, undefined when it cannot tell', () => {
     log = new MemoryEventLog(3, 0);
     log.open('t', { afterSeq: 0, watched: true });
