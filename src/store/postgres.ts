@@ -38,7 +38,15 @@ const MIGRATIONS: readonly string[] = [
   // The principal that created a task (auth on); NULL for tasks created without auth.
   `ALTER TABLE a2actor_tasks ADD COLUMN owner TEXT;
    CREATE INDEX a2actor_tasks_owner ON a2actor_tasks (owner, id);`,
+  // How many tasks each owner has ('' without auth, 'o:<principal>' with it), so tasks/list
+  // says its exact totalSize without counting the table. Tasks are never deleted: writes only
+  // add. Spread over slots so concurrent writers rarely wait on one row.
+  `CREATE TABLE a2actor_task_counts (owner_key TEXT NOT NULL, slot INT NOT NULL, n BIGINT NOT NULL, PRIMARY KEY (owner_key, slot));
+   INSERT INTO a2actor_task_counts (owner_key, slot, n) SELECT COALESCE('o:' || owner, ''), 0, COUNT(*) FROM a2actor_tasks GROUP BY 1;`,
 ];
+
+/** Slots of a2actor_task_counts per owner; a batch adds to one at random. */
+const COUNT_SLOTS = 16;
 
 /**
  * A batch of task writes (group-commit.ts), each with the idempotency record of the message
@@ -51,11 +59,17 @@ const SAVE_TASKS = `WITH written AS (
   ), remembered AS (
     INSERT INTO a2actor_message_keys (scope, message_id, task_id)
     SELECT scope, message_id, id FROM written WHERE scope IS NOT NULL ON CONFLICT DO NOTHING
+  ), saved AS (
+    INSERT INTO a2actor_tasks (id, context_id, state, status_ts, body, owner)
+    SELECT id, context_id, state, status_ts, body, owner FROM written
+    ON CONFLICT (id) DO UPDATE SET context_id = EXCLUDED.context_id, state = EXCLUDED.state,
+      status_ts = EXCLUDED.status_ts, body = EXCLUDED.body
+    -- xmax is 0 on a row this statement inserted, set on one it updated: new tasks are counted.
+    RETURNING owner, xmax = 0 AS inserted
   )
-  INSERT INTO a2actor_tasks (id, context_id, state, status_ts, body, owner)
-  SELECT id, context_id, state, status_ts, body, owner FROM written
-  ON CONFLICT (id) DO UPDATE SET context_id = EXCLUDED.context_id, state = EXCLUDED.state,
-    status_ts = EXCLUDED.status_ts, body = EXCLUDED.body`;
+  INSERT INTO a2actor_task_counts (owner_key, slot, n)
+  SELECT COALESCE('o:' || owner, ''), $9, COUNT(*) FROM saved WHERE inserted GROUP BY 1 ORDER BY 1
+  ON CONFLICT (owner_key, slot) DO UPDATE SET n = a2actor_task_counts.n + EXCLUDED.n`;
 
 /** A batch of idempotency look-ups. */
 const FIND_MESSAGES = `SELECT k.scope, k.message_id, k.task_id FROM unnest($1::text[], $2::text[]) AS q(scope, message_id)
@@ -212,9 +226,11 @@ export class PostgresTaskStore implements TaskStore {
       column((w) => w.owner ?? null),
       column((w) => w.messageKey?.scope ?? null),
       column((w) => w.messageKey?.messageId ?? null),
+      Math.floor(Math.random() * COUNT_SLOTS),
     ]);
   }
 
+  /** A page and the total in one statement; the total of a list filtered by owner only (or not at all) is kept, not counted. */
   async listTasks(query: TaskListQuery): Promise<TaskPage> {
     const where: string[] = [];
     const params: unknown[] = [];
@@ -223,21 +239,28 @@ export class PostgresTaskStore implements TaskStore {
       where.push(clause.replace('?', `$${params.length}`));
     };
     if (query.owner !== undefined) add('owner = ?', query.owner);
+    const byOwnerOnly = query.contextId === undefined && query.status === undefined && query.statusTimestampAfter === undefined;
     if (query.contextId !== undefined) add('context_id = ?', query.contextId);
     if (query.status !== undefined) add('state = ?', query.status);
     if (query.statusTimestampAfter !== undefined) add('status_ts >= ?', query.statusTimestampAfter);
-    const filter = where.length ? `WHERE ${where.join(' AND ')}` : '';
-    const total = await this.query<{ n: string }>(`SELECT COUNT(*) AS n FROM a2actor_tasks ${filter}`, params);
+    const total = byOwnerOnly
+      ? `SELECT COALESCE(SUM(n), 0) FROM a2actor_task_counts${query.owner === undefined ? '' : " WHERE owner_key = 'o:' || $1"}`
+      : `SELECT COUNT(*) FROM a2actor_tasks WHERE ${where.join(' AND ')}`;
     if (query.afterId !== undefined) add('id < ?', query.afterId);
     params.push(query.pageSize + 1);
-    const { rows } = await this.query<{ id: string; body: Task }>(
-      `SELECT id, body FROM a2actor_tasks ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT $${params.length}`,
+    // One row at least (the total), with a null id when the page is empty.
+    const { rows } = await this.query<{ total: string; id: string | null; body: Task | null }>(
+      `SELECT c.total, p.id, p.body FROM (${total}) AS c(total)
+       LEFT JOIN LATERAL (SELECT id, body FROM a2actor_tasks ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+         ORDER BY id DESC LIMIT $${params.length}) p ON true
+       ORDER BY p.id DESC`,
       params,
     );
-    const more = rows.length > query.pageSize;
-    const page = more ? rows.slice(0, query.pageSize) : rows;
+    const found = rows.filter((r): r is { total: string; id: string; body: Task } => r.id !== null);
+    const more = found.length > query.pageSize;
+    const page = more ? found.slice(0, query.pageSize) : found;
     const last = page[page.length - 1];
-    return { tasks: page.map((r) => r.body), totalSize: Number(total.rows[0]?.n ?? 0), ...(more && last ? { lastId: last.id } : {}) };
+    return { tasks: page.map((r) => r.body), totalSize: Number(rows[0]?.total ?? 0), ...(more && last ? { lastId: last.id } : {}) };
   }
 
   async tasksInStates(states: readonly TaskState[]): Promise<Task[]> {

@@ -39,7 +39,7 @@ describe('PostgresTaskStore', () => {
     await client.connect();
     const { rows } = await client.query(`SELECT version FROM ${schema}.a2actor_migrations ORDER BY version`);
     await client.end();
-    expect(rows.map((r) => r.version)).toEqual([1, 2]);
+    expect(rows.map((r) => r.version)).toEqual([1, 2, 3]);
     await Promise.all(stores.map((s) => s.close()));
   });
 
@@ -114,6 +114,10 @@ describe('PostgresTaskStore group commit', () => {
     expect(statements.filter((s) => s === 'a2actor_save_tasks').length).toBeLessThan(10);
     expect(statements.filter((s) => s === 'a2actor_find_messages').length).toBeLessThan(10);
     for (const t of tasks) expect(await store.getTask(t.id)).toEqual(t);
+    // The kept count adds new tasks only: writing them all again, together, changes nothing.
+    expect((await store.listTasks({ pageSize: 5 })).totalSize).toBe(30);
+    await Promise.all(tasks.map((t) => store.saveTask(t)));
+    expect((await store.listTasks({ pageSize: 5 })).totalSize).toBe(30);
     await store.close();
   });
 
