@@ -131,6 +131,10 @@ export class RedisCoordinator implements Coordinator {
     else for (const [err, renewed] of results) this.metrics.leaseOpDone('renew', err ? 'error' : renewed === 1 ? 'renewed' : 'lost');
   }
 
+  get connected(): boolean {
+    return this.redis.status === 'ready';
+  }
+
   async ping(): Promise<void> {
     await this.call(() => this.redis.ping());
   }

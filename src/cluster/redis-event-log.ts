@@ -2,7 +2,9 @@
  * The event log shared by replicas, on Redis Streams. The replica running a task keeps its
  * events in the local MemoryEventLog (its own subscribers are served from memory, at once) and
  * mirrors every event to the Stream `<prefix>:events:<task>` with the id `0-<seq>`, capped at
- * SERVICE_EVENT_REPLAY entries, plus a notification on `<prefix>:ev:<task>`. Another replica
+ * SERVICE_EVENT_REPLAY entries, plus a notification on `<prefix>:ev:<task>`. The events a tick
+ * appends (a turn's working status and artifacts, its final event and the close after it) go
+ * out together: one script call per task, one pipeline for every task, one round trip. Another replica
  * that must serve a subscribe or a `Last-Event-ID` resume first `prepare`s the task: it loads
  * the Stream into its own local log and follows the notifications while its clients listen, so
  * the feeds read one local log either way and keep their no-gap, no-duplicate guarantees.
@@ -30,6 +32,29 @@ export interface RedisEventLogOptions {
 /** A running turn's Stream expires after this even if its replica dies without closing it. */
 const ORPHAN_EXPIRY_MS = 24 * 60 * 60 * 1000;
 
+/**
+ * One task's batch: KEYS[1] the Stream; ARGV: cap, expiry (ms), channel, then id and JSON of
+ * each event. Appends them in order, sets the expiry and, if any was appended, notifies
+ * followers with the newest id (they read the Stream after what they have, whatever it says).
+ */
+const APPEND_EVENTS = `
+for i = 4, #ARGV, 2 do redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], ARGV[i], 'e', ARGV[i + 1]) end
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+if #ARGV >= 4 then redis.call('PUBLISH', ARGV[3], ARGV[#ARGV - 1]) end
+return 1`;
+
+/** What a task's mirror still has to send at the end of this tick. */
+interface Outbox {
+  /** Stream ids and event JSON, in order. */
+  events: string[];
+  /** The turn was closed: the Stream's expiry becomes the retention (or it goes, `discard`). */
+  closed: 'retain' | 'discard' | undefined;
+}
+
+type BatchingRedis = Redis & {
+  appendEvents(stream: string, cap: number, expiryMs: number, channel: string, ...events: string[]): Promise<number>;
+};
+
 interface Mirror {
   refs: number;
   /** The initial load; later notifications wait for it. */
@@ -39,11 +64,16 @@ interface Mirror {
 }
 
 export class RedisEventLog implements TaskEventLog {
-  private readonly redis: Redis;
+  private readonly redis: BatchingRedis;
   private readonly sub: Redis;
   private readonly prefix: string;
   /** Tasks whose turn runs in this process (this replica writes their Stream). */
   private readonly ownTurns = new Set<string>();
+  /** Owned turns with events or a close not yet sent; flushed once per tick. */
+  private readonly outboxes = new Map<string, Outbox>();
+  /** Owned turns whose Stream has been written (a close must reach it). */
+  private readonly written = new Set<string>();
+  private flushScheduled = false;
   private readonly mirrors = new Map<string, Mirror>();
   private lastErrorLog = 0;
   private readonly metrics: Metrics;
@@ -53,7 +83,9 @@ export class RedisEventLog implements TaskEventLog {
     this.metrics = opts.metrics ?? NO_METRICS;
     // Owner writes are fire-and-forget: with no offline queue they fail fast while Redis is
     // down (logged) instead of piling up in memory.
-    this.redis = new Redis(opts.url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true });
+    this.redis = new Redis(opts.url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true }) as BatchingRedis;
+    // EVALSHA, and EVAL once if Redis does not know the script yet.
+    this.redis.defineCommand('appendEvents', { numberOfKeys: 1, lua: APPEND_EVENTS });
     // Subscriptions are restored by ioredis after a reconnect; new ones fail fast while Redis
     // is away (prepare answers 503 instead of waiting for it).
     this.sub = new Redis(opts.url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true });
@@ -95,39 +127,81 @@ export class RedisEventLog implements TaskEventLog {
   // ---- the owner's side: local first, then mirrored to Redis
 
   open(taskId: string, opts: { afterSeq: number; watched: boolean }): void {
+    // A close of the task's previous turn still waiting for this tick goes out first.
+    if (this.outboxes.get(taskId)?.closed) this.flush();
     this.ownTurns.add(taskId);
     this.opts.local.open(taskId, opts);
   }
 
   append(taskId: string, event: StreamEvent): number {
     const seq = this.opts.local.append(taskId, event);
-    if (this.ownTurns.has(taskId)) {
-      const key = this.streamKey(taskId);
-      const started = performance.now();
-      const done = (ok: boolean) => this.metrics.eventLogOpDone('append', ok, (performance.now() - started) / 1000);
-      this.redis
-        .multi()
-        .xadd(key, 'MAXLEN', '~', String(Math.max(1, this.opts.capacity)), `0-${seq}`, 'e', JSON.stringify(event))
-        .pexpire(key, ORPHAN_EXPIRY_MS)
-        .publish(this.channel(taskId), String(seq))
-        .exec()
-        .then(
-          () => done(true),
-          (err: Error) => {
-            done(false);
-            this.report(err);
-          },
-        );
-    }
+    if (this.ownTurns.has(taskId)) this.outboxOf(taskId).events.push(`0-${seq}`, JSON.stringify(event));
     return seq;
   }
 
   close(taskId: string, opts: { discard?: boolean } = {}): void {
     this.opts.local.close(taskId, opts);
     if (!this.ownTurns.delete(taskId)) return;
-    const key = this.streamKey(taskId);
-    const done = opts.discard ? this.redis.del(key) : this.redis.pexpire(key, Math.max(1, this.opts.retentionMs));
-    done.catch((err: Error) => this.report(err));
+    const outbox = this.outboxOf(taskId);
+    outbox.closed = opts.discard ? 'discard' : 'retain';
+  }
+
+  private outboxOf(taskId: string): Outbox {
+    let outbox = this.outboxes.get(taskId);
+    if (!outbox) this.outboxes.set(taskId, (outbox = { events: [], closed: undefined }));
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      setImmediate(() => this.flush());
+    }
+    return outbox;
+  }
+
+  /**
+   * Sends what this tick appended and closed, every task in one pipeline. Owner writes are
+   * fire-and-forget, as before: followers on other replicas catch up from the Stream, and a
+   * write that fails (Redis down) is logged, not retried.
+   */
+  private flush(): void {
+    this.flushScheduled = false;
+    if (this.outboxes.size === 0) return;
+    const pipeline = this.redis.pipeline() as ReturnType<Redis['pipeline']> & {
+      appendEvents(stream: string, cap: number, expiryMs: number, channel: string, ...events: string[]): unknown;
+    };
+    let appended = 0;
+    for (const [taskId, outbox] of this.outboxes) {
+      const key = this.streamKey(taskId);
+      const written = this.written.has(taskId);
+      if (outbox.closed) this.written.delete(taskId);
+      if (outbox.closed === 'discard') {
+        // A task replaced by a direct reply: its events were never anyone's; only what went out is deleted.
+        if (written) pipeline.del(key);
+        continue;
+      }
+      // A turn closed before any event of it went out has no Stream to expire.
+      if (outbox.events.length === 0 && !written) continue;
+      if (!outbox.closed) this.written.add(taskId);
+      const expiry = outbox.closed ? Math.max(1, this.opts.retentionMs) : ORPHAN_EXPIRY_MS;
+      pipeline.appendEvents(key, Math.max(1, this.opts.capacity), expiry, this.channel(taskId), ...outbox.events);
+      appended += outbox.events.length / 2;
+    }
+    this.outboxes.clear();
+    if (pipeline.length === 0) return;
+    const started = performance.now();
+    const done = (ok: boolean) => {
+      const seconds = (performance.now() - started) / 1000;
+      for (let i = 0; i < appended; i++) this.metrics.eventLogOpDone('append', ok, seconds);
+    };
+    pipeline.exec().then(
+      (results) => {
+        const failed = results?.find(([err]) => err)?.[0];
+        done(!failed);
+        if (failed) this.report(failed);
+      },
+      (err: Error) => {
+        done(false);
+        this.report(err);
+      },
+    );
   }
 
   // ---- reading: always from the local log
@@ -233,9 +307,11 @@ export class RedisEventLog implements TaskEventLog {
   }
 
   dispose(): void {
+    this.flush();
     this.opts.local.dispose();
     this.mirrors.clear();
     this.ownTurns.clear();
+    this.written.clear();
     this.sub.disconnect();
     this.redis.disconnect();
   }

@@ -17,6 +17,8 @@ export interface Coordinator {
   requestCancel(taskId: string): Promise<void>;
   /** Cancel requests for tasks (the receiver checks whether it runs them). */
   onCancelRequest(listener: (taskId: string) => void): void;
+  /** Whether the backend's connection is up right now (no round trip: what it last saw). */
+  readonly connected: boolean;
   /** Readiness: throws when the coordination backend is unreachable. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -27,6 +29,7 @@ export interface Coordinator {
 export class LocalCoordinator implements Coordinator {
   readonly replicaId = 'local';
   readonly description = 'local';
+  readonly connected = true;
   private readonly held = new Set<string>();
   private readonly listeners = new Set<(taskId: string) => void>();
 

@@ -6,7 +6,8 @@
  */
 import type { Settings } from '../config.js';
 import { isInterruptedState, isTerminalState } from '../../machines/task.machine.js';
-import type { Task } from '../a2a/schemas.js';
+import { a2aError } from '../a2a/errors.js';
+import type { Task, TaskState } from '../a2a/schemas.js';
 import { errorFields, type Logger } from '../log.js';
 import type { TaskStore } from '../store/types.js';
 import { LocalCoordinator, type Coordinator } from './coordinator.js';
@@ -32,6 +33,17 @@ export interface OwnershipDeps {
 }
 
 export interface TaskOwnership {
+  /**
+   * A new task starts here. Its id is free by construction and nobody else knows it yet, so
+   * with replicas its lease is taken only when the task is first stored unfinished
+   * (`beforeStore`); the backend must be reachable now all the same (else 503).
+   */
+  claimNew(taskId: string): void;
+  /**
+   * The task is about to be stored in `state`, where other replicas can find it: from now on
+   * it is held here, unless the state is final (nobody can continue, cancel or recover it).
+   */
+  beforeStore(taskId: string, state: TaskState): Promise<void>;
   /** Takes the task for a turn here; false if another replica keeps it. */
   claim(taskId: string): Promise<boolean>;
   /** Gives a claim up that led to no turn. */
@@ -52,6 +64,8 @@ abstract class OwnershipBase implements TaskOwnership {
   protected closed = false;
   constructor(protected readonly deps: OwnershipDeps) {}
 
+  abstract claimNew(taskId: string): void;
+  abstract beforeStore(taskId: string, state: TaskState): Promise<void>;
   abstract claim(taskId: string): Promise<boolean>;
   abstract unclaim(taskId: string): Promise<void>;
   abstract turnEnded(taskId: string): void;
@@ -123,6 +137,8 @@ abstract class OwnershipBase implements TaskOwnership {
 
 /** One process: a new id is free by construction and the live map says what runs. */
 class LocalOwnership extends OwnershipBase {
+  claimNew(): void {}
+  async beforeStore(): Promise<void> {}
   async claim(): Promise<boolean> {
     return true;
   }
@@ -135,7 +151,26 @@ class LocalOwnership extends OwnershipBase {
 class ClusteredOwnership extends OwnershipBase {
   /** Turns that ended here and whose lease is not given up yet. */
   private readonly handOvers = new Map<string, Promise<void>>();
+  /**
+   * New tasks running here that no other replica can know of yet, so nobody holds their lease.
+   * A task that is first stored finished (most blocking sends) never needs one: two round trips
+   * to Redis saved per task. One stored unfinished takes it first: the orphan sweep and the
+   * force-cancel of other replicas act on an unfinished stored task that nobody holds.
+   */
+  private readonly unleased = new Set<string>();
   private sweeper: NodeJS.Timeout | undefined;
+
+  claimNew(taskId: string): void {
+    if (!this.deps.coordinator.connected) throw a2aError('unavailable', 'coordination (Redis) is not reachable');
+    this.unleased.add(taskId);
+  }
+
+  async beforeStore(taskId: string, state: TaskState): Promise<void> {
+    if (isTerminalState(state) || !this.unleased.has(taskId)) return;
+    // The id is new and unknown elsewhere: nobody else can hold it (a failure throws, and the write waits).
+    await this.deps.coordinator.acquire(taskId);
+    this.unleased.delete(taskId);
+  }
 
   async claim(taskId: string): Promise<boolean> {
     // A turn that just ended here gives its lease up first (its webhooks may still be going).
@@ -155,6 +190,8 @@ class ClusteredOwnership extends OwnershipBase {
 
   /** Gives the lease up once the turn's after-effects are done; a next turn here waits for it. */
   turnEnded(taskId: string): void {
+    // Never stored unfinished: no lease was taken, so none is handed over.
+    if (this.unleased.delete(taskId)) return;
     const done = (async () => {
       await this.deps.beforeHandOver?.(taskId).catch(() => {});
       // A turn that started here meanwhile keeps the lease (it waited for this hand-over).
@@ -178,6 +215,7 @@ class ClusteredOwnership extends OwnershipBase {
 
   override close(): void {
     super.close();
+    this.unleased.clear();
     if (this.sweeper) clearInterval(this.sweeper);
   }
 }

@@ -97,7 +97,6 @@ export class TaskService {
     this.metrics = opts.metrics ?? NO_METRICS;
     const coordinator = opts.coordinator ?? new LocalCoordinator();
     this.messages = new MessageIndex(opts.store);
-    this.writer = new TaskWriter(opts.store, opts.logger, opts.settings);
     this.ownership = createOwnership({
       coordinator,
       store: opts.store,
@@ -107,6 +106,7 @@ export class TaskService {
       isLive: (taskId) => this.live.has(taskId),
       beforeHandOver: opts.beforeHandOver,
     });
+    this.writer = new TaskWriter(opts.store, opts.logger, opts.settings, this.ownership);
     const effects = new TurnEffects({
       agent: opts.agent,
       live: this.live,
@@ -234,8 +234,8 @@ export class TaskService {
     };
     const live = new LiveTask(task, stored, { firstTurn: true, mode, caller, turn });
     if (params.configuration?.pushNotificationConfig) await this.registerInlinePush(taskId, params);
-    // A new id is free by construction; with replicas the lease tells the others it is taken.
-    await this.ownership.claim(taskId);
+    // A new id is free by construction; with replicas its lease is taken once others can find it.
+    this.ownership.claimNew(taskId);
     this.admit(live, scope, message.messageId);
     // A non-blocking send hands the task id out before the handler runs: the task exists from
     // now on, and a direct reply can no longer replace it (it completes it instead).

@@ -9,6 +9,7 @@ import type { Task } from '../a2a/schemas.js';
 import { errorFields, type Logger } from '../log.js';
 import type { TaskStore } from '../store/types.js';
 import type { LiveTask } from './live-task.js';
+import type { TaskOwnership } from './task-ownership.js';
 import { serializeOrFail } from './storable.js';
 import { taskView } from './task-views.js';
 import { sleep } from './wait.js';
@@ -23,6 +24,8 @@ export class TaskWriter {
     private readonly store: TaskStore,
     private readonly logger: Logger,
     private readonly settings: Pick<Settings, 'progressFlushInterval' | 'storeRetryWindow'>,
+    /** One process holds its tasks already; replicas take a new task's lease before storing it unfinished. */
+    private readonly ownership: Pick<TaskOwnership, 'beforeStore'> = { beforeStore: async () => {} },
   ) {}
 
   get pendingFlushes(): number {
@@ -90,6 +93,8 @@ export class TaskWriter {
       const key = live.messageKey;
       try {
         // Awaited inside the try: a store that throws at once is a failed write like any other.
+        // Stored unfinished, the task is held here first (other replicas would take it for an orphan).
+        await this.ownership.beforeStore(live.id, snapshot.status.state);
         await this.store.saveTask(snapshot, key, json, live.owner);
       } catch (err) {
         this.logger.error(failure, { taskId: live.id, state: snapshot.status.state, ...errorFields(err) });

@@ -127,6 +127,7 @@ export class TurnEffects {
     live.beginEnding();
     this.release(live);
     this.deps.events.close(live.id, { discard: true });
+    this.deps.ownership.turnEnded(live.id);
     live.finish({ kind: 'message', message: direct });
   }
 

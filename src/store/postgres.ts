@@ -7,6 +7,7 @@
 import pg from 'pg';
 import { a2aError, isA2AError } from '../a2a/errors.js';
 import type { Task, TaskState } from '../a2a/schemas.js';
+import { GroupCommit } from './group-commit.js';
 import type { MessageKey, StoredPushConfig, TaskListQuery, TaskPage, TaskStore } from './types.js';
 
 /** Numbered migrations; each runs once, in order, recorded in a2actor_migrations. */
@@ -37,7 +38,53 @@ const MIGRATIONS: readonly string[] = [
   // The principal that created a task (auth on); NULL for tasks created without auth.
   `ALTER TABLE a2actor_tasks ADD COLUMN owner TEXT;
    CREATE INDEX a2actor_tasks_owner ON a2actor_tasks (owner, id);`,
+  // How many tasks each owner has ('' without auth, 'o:<principal>' with it), so tasks/list
+  // says its exact totalSize without counting the table. Tasks are never deleted: writes only
+  // add. Spread over slots so concurrent writers rarely wait on one row.
+  `CREATE TABLE a2actor_task_counts (owner_key TEXT NOT NULL, slot INT NOT NULL, n BIGINT NOT NULL, PRIMARY KEY (owner_key, slot));
+   INSERT INTO a2actor_task_counts (owner_key, slot, n) SELECT COALESCE('o:' || owner, ''), 0, COUNT(*) FROM a2actor_tasks GROUP BY 1;`,
 ];
+
+/** Slots of a2actor_task_counts per owner; a batch adds to one at random. */
+const COUNT_SLOTS = 16;
+
+/**
+ * A batch of task writes (group-commit.ts), each with the idempotency record of the message
+ * that started its task if it has one: one statement, one transaction, one round trip. The
+ * columns come as arrays, so the statement's text (and its prepared plan) fits any batch size.
+ */
+const SAVE_TASKS = `WITH written AS (
+    SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::json[], $6::text[], $7::text[], $8::text[])
+      AS r(id, context_id, state, status_ts, body, owner, scope, message_id)
+  ), remembered AS (
+    INSERT INTO a2actor_message_keys (scope, message_id, task_id)
+    SELECT scope, message_id, id FROM written WHERE scope IS NOT NULL ON CONFLICT DO NOTHING
+  ), saved AS (
+    INSERT INTO a2actor_tasks (id, context_id, state, status_ts, body, owner)
+    SELECT id, context_id, state, status_ts, body, owner FROM written
+    ON CONFLICT (id) DO UPDATE SET context_id = EXCLUDED.context_id, state = EXCLUDED.state,
+      status_ts = EXCLUDED.status_ts, body = EXCLUDED.body
+    -- xmax is 0 on a row this statement inserted, set on one it updated: new tasks are counted.
+    RETURNING owner, xmax = 0 AS inserted
+  )
+  INSERT INTO a2actor_task_counts (owner_key, slot, n)
+  SELECT COALESCE('o:' || owner, ''), $9, COUNT(*) FROM saved WHERE inserted GROUP BY 1 ORDER BY 1
+  ON CONFLICT (owner_key, slot) DO UPDATE SET n = a2actor_task_counts.n + EXCLUDED.n`;
+
+/** A batch of idempotency look-ups. */
+const FIND_MESSAGES = `SELECT k.scope, k.message_id, k.task_id FROM unnest($1::text[], $2::text[]) AS q(scope, message_id)
+  JOIN a2actor_message_keys k ON k.scope = q.scope AND k.message_id = q.message_id`;
+
+/** Batches of one kind on their way at once, per replica (the pool holds `max` connections). */
+const BATCHES_IN_FLIGHT = 2;
+const MAX_BATCH = 100;
+
+interface TaskWrite {
+  task: Task;
+  messageKey: MessageKey | undefined;
+  json: string | undefined;
+  owner: string | undefined;
+}
 
 /** Any number the migrations lock on; the same for every replica. */
 const MIGRATION_LOCK = 0x2a2ac70;
@@ -68,6 +115,8 @@ export class PostgresTaskStore implements TaskStore {
   readonly description: string;
   private readonly pool: pg.Pool;
   private readonly schema: string | undefined;
+  private readonly writes: GroupCommit<TaskWrite, void>;
+  private readonly lookups: GroupCommit<MessageKey, string | undefined>;
 
   private constructor(opts: PostgresStoreOptions) {
     const url = new URL(opts.connectionString);
@@ -84,6 +133,13 @@ export class PostgresTaskStore implements TaskStore {
     });
     // An idle client losing its connection (database restart) must not crash the process.
     this.pool.on('error', () => {});
+    this.writes = new GroupCommit({
+      run: (batch) => this.saveBatch(batch),
+      maxInFlight: BATCHES_IN_FLIGHT,
+      maxBatch: MAX_BATCH,
+      key: (write) => write.task.id,
+    });
+    this.lookups = new GroupCommit({ run: (batch) => this.findBatch(batch), maxInFlight: BATCHES_IN_FLIGHT, maxBatch: MAX_BATCH });
   }
 
   /** Connects and migrates; throws if the database cannot be reached at start-up. */
@@ -121,10 +177,10 @@ export class PostgresTaskStore implements TaskStore {
     }
   }
 
-  /** One query; connection failures become the 503 `unavailable` error. */
-  private async query<R extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<pg.QueryResult<R>> {
+  /** One query; connection failures become the 503 `unavailable` error. A named one is prepared once per connection. */
+  private async query<R extends pg.QueryResultRow>(sql: string | pg.QueryConfig, params: unknown[] = []): Promise<pg.QueryResult<R>> {
     try {
-      return await this.pool.query<R>(sql, params);
+      return typeof sql === 'string' ? await this.pool.query<R>(sql, params) : await this.pool.query<R>({ ...sql, values: params });
     } catch (err) {
       if (isA2AError(err)) throw err;
       if (isConnectionError(err)) throw a2aError('unavailable', 'the task store (PostgreSQL) is not reachable');
@@ -135,30 +191,46 @@ export class PostgresTaskStore implements TaskStore {
   async getTask(id: string, owner?: string): Promise<Task | undefined> {
     const { rows } =
       owner === undefined
-        ? await this.query<{ body: Task }>('SELECT body FROM a2actor_tasks WHERE id = $1', [id])
-        : await this.query<{ body: Task }>('SELECT body FROM a2actor_tasks WHERE id = $1 AND owner = $2', [id, owner]);
+        ? await this.query<{ body: Task }>({ name: 'a2actor_get_task', text: 'SELECT body FROM a2actor_tasks WHERE id = $1' }, [id])
+        : await this.query<{ body: Task }>(
+            { name: 'a2actor_get_owned_task', text: 'SELECT body FROM a2actor_tasks WHERE id = $1 AND owner = $2' },
+            [id, owner],
+          );
     return rows[0]?.body;
   }
 
-  async saveTask(task: Task, messageKey?: MessageKey, json?: string, owner?: string): Promise<void> {
-    // The owner is written once, with the task's first row.
-    const upsert = `INSERT INTO a2actor_tasks (id, context_id, state, status_ts, body, owner) VALUES ($1, $2, $3, $4, $5, $6)
-       ON CONFLICT (id) DO UPDATE SET context_id = EXCLUDED.context_id, state = EXCLUDED.state,
-         status_ts = EXCLUDED.status_ts, body = EXCLUDED.body`;
-    const params = [task.id, task.contextId, task.status.state, task.status.timestamp, json ?? JSON.stringify(task), owner ?? null];
-    if (!messageKey) {
-      await this.query(upsert, params);
-      return;
-    }
-    // One statement, one round trip: the idempotency record rides along with the task.
-    await this.query(
-      `WITH remembered AS (
-         INSERT INTO a2actor_message_keys (scope, message_id, task_id) VALUES ($7, $8, $1) ON CONFLICT DO NOTHING
-       ) ${upsert}`,
-      [...params, messageKey.scope, messageKey.messageId],
-    );
+  saveTask(task: Task, messageKey?: MessageKey, json?: string, owner?: string): Promise<void> {
+    return this.writes.submit({ task, messageKey, json, owner });
   }
 
+  /** Writes a batch; if it fails for a reason other than the connection, each write is tried alone. */
+  private async saveBatch(batch: TaskWrite[]): Promise<ReadonlyArray<void | Promise<void>>> {
+    try {
+      await this.saveRows(batch);
+      return [];
+    } catch (err) {
+      if (batch.length === 1 || isA2AError(err)) throw err;
+      return batch.map((write) => this.saveRows([write]));
+    }
+  }
+
+  private async saveRows(batch: TaskWrite[]): Promise<void> {
+    const column = <T>(pick: (w: TaskWrite) => T): T[] => batch.map(pick);
+    await this.query({ name: 'a2actor_save_tasks', text: SAVE_TASKS }, [
+      column((w) => w.task.id),
+      column((w) => w.task.contextId),
+      column((w) => w.task.status.state),
+      column((w) => w.task.status.timestamp),
+      column((w) => w.json ?? JSON.stringify(w.task)),
+      // The owner is written once, with the task's first row (an update leaves it).
+      column((w) => w.owner ?? null),
+      column((w) => w.messageKey?.scope ?? null),
+      column((w) => w.messageKey?.messageId ?? null),
+      Math.floor(Math.random() * COUNT_SLOTS),
+    ]);
+  }
+
+  /** A page and the total in one statement; the total of a list filtered by owner only (or not at all) is kept, not counted. */
   async listTasks(query: TaskListQuery): Promise<TaskPage> {
     const where: string[] = [];
     const params: unknown[] = [];
@@ -167,21 +239,28 @@ export class PostgresTaskStore implements TaskStore {
       where.push(clause.replace('?', `$${params.length}`));
     };
     if (query.owner !== undefined) add('owner = ?', query.owner);
+    const byOwnerOnly = query.contextId === undefined && query.status === undefined && query.statusTimestampAfter === undefined;
     if (query.contextId !== undefined) add('context_id = ?', query.contextId);
     if (query.status !== undefined) add('state = ?', query.status);
     if (query.statusTimestampAfter !== undefined) add('status_ts >= ?', query.statusTimestampAfter);
-    const filter = where.length ? `WHERE ${where.join(' AND ')}` : '';
-    const total = await this.query<{ n: string }>(`SELECT COUNT(*) AS n FROM a2actor_tasks ${filter}`, params);
+    const total = byOwnerOnly
+      ? `SELECT COALESCE(SUM(n), 0) FROM a2actor_task_counts${query.owner === undefined ? '' : " WHERE owner_key = 'o:' || $1"}`
+      : `SELECT COUNT(*) FROM a2actor_tasks WHERE ${where.join(' AND ')}`;
     if (query.afterId !== undefined) add('id < ?', query.afterId);
     params.push(query.pageSize + 1);
-    const { rows } = await this.query<{ id: string; body: Task }>(
-      `SELECT id, body FROM a2actor_tasks ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT $${params.length}`,
+    // One row at least (the total), with a null id when the page is empty.
+    const { rows } = await this.query<{ total: string; id: string | null; body: Task | null }>(
+      `SELECT c.total, p.id, p.body FROM (${total}) AS c(total)
+       LEFT JOIN LATERAL (SELECT id, body FROM a2actor_tasks ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+         ORDER BY id DESC LIMIT $${params.length}) p ON true
+       ORDER BY p.id DESC`,
       params,
     );
-    const more = rows.length > query.pageSize;
-    const page = more ? rows.slice(0, query.pageSize) : rows;
+    const found = rows.filter((r): r is { total: string; id: string; body: Task } => r.id !== null);
+    const more = found.length > query.pageSize;
+    const page = more ? found.slice(0, query.pageSize) : found;
     const last = page[page.length - 1];
-    return { tasks: page.map((r) => r.body), totalSize: Number(total.rows[0]?.n ?? 0), ...(more && last ? { lastId: last.id } : {}) };
+    return { tasks: page.map((r) => r.body), totalSize: Number(rows[0]?.total ?? 0), ...(more && last ? { lastId: last.id } : {}) };
   }
 
   async tasksInStates(states: readonly TaskState[]): Promise<Task[]> {
@@ -190,12 +269,17 @@ export class PostgresTaskStore implements TaskStore {
     return rows.map((r) => r.body);
   }
 
-  async findTaskIdByMessage(scope: string, messageId: string): Promise<string | undefined> {
-    const { rows } = await this.query<{ task_id: string }>(
-      'SELECT task_id FROM a2actor_message_keys WHERE scope = $1 AND message_id = $2',
-      [scope, messageId],
+  findTaskIdByMessage(scope: string, messageId: string): Promise<string | undefined> {
+    return this.lookups.submit({ scope, messageId });
+  }
+
+  private async findBatch(batch: MessageKey[]): Promise<Array<string | undefined>> {
+    const { rows } = await this.query<{ scope: string; message_id: string; task_id: string }>(
+      { name: 'a2actor_find_messages', text: FIND_MESSAGES },
+      [batch.map((k) => k.scope), batch.map((k) => k.messageId)],
     );
-    return rows[0]?.task_id;
+    const found = new Map(rows.map((r) => [`${r.scope}\u0000${r.message_id}`, r.task_id]));
+    return batch.map((k) => found.get(`${k.scope}\u0000${k.messageId}`));
   }
 
   async savePushConfig(taskId: string, config: StoredPushConfig): Promise<void> {

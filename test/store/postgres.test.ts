@@ -1,6 +1,7 @@
 /** The store contract against real PostgreSQL (127.0.0.1:5432, database `test`), a schema per case. */
 import pg from 'pg';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import type { Task } from '../../src/a2a/schemas.js';
 import { PostgresTaskStore } from '../../src/store/postgres.js';
 import { measuredStore } from '../../src/store/measured.js';
 import { createMetrics } from '../../src/observe/metrics.js';
@@ -38,7 +39,7 @@ describe('PostgresTaskStore', () => {
     await client.connect();
     const { rows } = await client.query(`SELECT version FROM ${schema}.a2actor_migrations ORDER BY version`);
     await client.end();
-    expect(rows.map((r) => r.version)).toEqual([1, 2]);
+    expect(rows.map((r) => r.version)).toEqual([1, 2, 3]);
     await Promise.all(stores.map((s) => s.close()));
   });
 
@@ -85,6 +86,50 @@ describe('PostgresTaskStore', () => {
       schema: newSchema(),
     });
     expect(store.description).not.toContain('secret-pw');
+    await store.close();
+  });
+});
+
+describe('PostgresTaskStore group commit', () => {
+  it('writes and look-ups made together share statements, and each caller gets its own answer', async () => {
+    const store = await PostgresTaskStore.open({ connectionString: PG_URL, schema: newSchema() });
+    const tasks = Array.from({ length: 30 }, (_, i) => task(i % 3 ? 'completed' : 'input-required', { contextId: `c${i % 4}` }));
+    const statements: string[] = [];
+    // Counts the statements sent from here on.
+    const query = pg.Client.prototype.query as (...args: unknown[]) => unknown;
+    const counted = vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (this: pg.Client, ...args: unknown[]) {
+      const first = args[0] as { name?: string } | string;
+      statements.push(typeof first === 'string' ? first : (first.name ?? ''));
+      return query.apply(this, args) as never;
+    });
+    try {
+      await Promise.all(tasks.map((t, i) => store.saveTask(t, { scope: `s${i % 2}`, messageId: `m${i}` })));
+      const found = await Promise.all(tasks.map((_, i) => store.findTaskIdByMessage(`s${i % 2}`, `m${i}`)));
+      expect(found).toEqual(tasks.map((t) => t.id));
+      expect(await store.findTaskIdByMessage('s0', 'm1')).toBeUndefined(); // m1 was remembered in scope s1
+    } finally {
+      counted.mockRestore();
+    }
+    // 30 writes and 30 look-ups, two batches of each kind in flight at most: far fewer statements.
+    expect(statements.filter((s) => s === 'a2actor_save_tasks').length).toBeLessThan(10);
+    expect(statements.filter((s) => s === 'a2actor_find_messages').length).toBeLessThan(10);
+    for (const t of tasks) expect(await store.getTask(t.id)).toEqual(t);
+    // The kept count adds new tasks only: writing them all again, together, changes nothing.
+    expect((await store.listTasks({ pageSize: 5 })).totalSize).toBe(30);
+    await Promise.all(tasks.map((t) => store.saveTask(t)));
+    expect((await store.listTasks({ pageSize: 5 })).totalSize).toBe(30);
+    await store.close();
+  });
+
+  it('a write the database refuses fails alone; the others of its batch are stored', async () => {
+    const store = await PostgresTaskStore.open({ connectionString: PG_URL, schema: newSchema() });
+    const good = [task('completed'), task('completed')];
+    // PostgreSQL text cannot hold a NUL character.
+    const bad = task('completed', { contextId: 'nul\u0000here' });
+    const results = await Promise.allSettled([store.saveTask(good[0] as Task), store.saveTask(bad), store.saveTask(good[1] as Task)]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    for (const t of good) expect(await store.getTask(t.id)).toEqual(t);
+    expect(await store.getTask(bad.id)).toBeUndefined();
     await store.close();
   });
 });
