@@ -114,6 +114,8 @@ export function createMetrics(): ServerMetrics {
   const push = tallies(['delivered', 'retried', 'refused_url', 'failed']);
   const pushAttempts = new Buckets();
   const store = new Map<string, { labels: Labels; buckets: Buckets }>();
+  /** The same series by store kind, then operation, for the hot path's look-up. */
+  const storeSeries = new Map<string, Map<string, { labels: Labels; buckets: Buckets }>>();
   const eventLog = new Map<string, Buckets>();
   const eventLogOutcomes = tallies();
   const leases = tallies();
@@ -270,9 +272,14 @@ export function createMetrics(): ServerMetrics {
       pushAttempts.observe(seconds);
     },
     storeOpDone(kind, operation, seconds) {
-      const key = `${kind} ${operation}`;
-      let series = store.get(key);
-      if (!series) store.set(key, (series = { labels: { store: kind, operation }, buckets: new Buckets() }));
+      // Keyed by kind, then operation: no key string built per store call.
+      let byOperation = storeSeries.get(kind);
+      if (!byOperation) storeSeries.set(kind, (byOperation = new Map()));
+      let series = byOperation.get(operation);
+      if (!series) {
+        byOperation.set(operation, (series = { labels: { store: kind, operation }, buckets: new Buckets() }));
+        store.set(`${kind} ${operation}`, series);
+      }
       series.buckets.observe(seconds);
     },
     eventLogOpDone(operation, ok, seconds) {

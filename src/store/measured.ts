@@ -17,15 +17,23 @@ export function storeKindOf(store: TaskStore): StoreKind {
 export function measuredStore(store: TaskStore, metrics: Metrics): TaskStore {
   const kind = storeKindOf(store);
   const ping = store.ping?.bind(store);
+  // No async wrapper: it would add a promise and an await to every store call. The call's own
+  // promise is returned, and the timing rides on a reaction to it (which also handles a rejection,
+  // so nothing goes unhandled). A synchronous throw passes through as the unwrapped store's does.
   const timed =
     <A extends unknown[], R>(operation: string, fn: (...args: A) => Promise<R>) =>
-    async (...args: A): Promise<R> => {
+    (...args: A): Promise<R> => {
       const started = performance.now();
+      const done = () => metrics.storeOpDone(kind, operation, (performance.now() - started) / 1000);
+      let result: Promise<R>;
       try {
-        return await fn(...args);
-      } finally {
-        metrics.storeOpDone(kind, operation, (performance.now() - started) / 1000);
+        result = fn(...args);
+      } catch (err) {
+        done();
+        throw err;
       }
+      result.then(done, done);
+      return result;
     };
   return {
     description: store.description,
