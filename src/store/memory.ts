@@ -8,6 +8,7 @@
 import type { Task, TaskState } from '../a2a/schemas.js';
 import { TASK_STATES } from '../../machines/task.machine.js';
 import { withRoom } from './columns.js';
+import { TaskPacker } from './task-packer.js';
 import { packTask, unpackTask } from './task-text.js';
 import { TextArena } from './text-arena.js';
 import type { MessageKey, StoredPushConfig, TaskListQuery, TaskPage, TaskStore } from './types.js';
@@ -23,6 +24,7 @@ export class MemoryTaskStore implements TaskStore {
   private readonly contextOf: string[] = [];
   /** Per slot, the task's JSON as task-text.ts packs it. */
   private readonly texts = new TextArena();
+  private readonly packer = new TaskPacker();
   /** Index into TASK_STATES. */
   private states: Uint8Array<ArrayBuffer> = new Uint8Array(1024);
   /** Status timestamp, ms since the epoch (what `statusTimestampAfter` compares). */
@@ -85,7 +87,11 @@ export class MemoryTaskStore implements TaskStore {
       this.count(this.stateAt(slot), -1);
     }
     // A task never changes context: the slot's context id is the one it was created with.
-    this.texts.set(slot, packTask(text, task.id, this.contextOf[slot] as string));
+    const contextId = this.contextOf[slot] as string;
+    // The runtime's own task shapes take the fast packer; it leaves any other text to the reference.
+    const packed = this.packer.pack(text, task.id, contextId);
+    if (packed >= 0) this.texts.setBytes(slot, this.packer.bytes, packed);
+    else this.texts.set(slot, packTask(text, task.id, contextId));
     this.count(state, +1);
     this.states[slot] = code;
     this.times[slot] = Date.parse(task.status.timestamp);

@@ -30,14 +30,20 @@ const FRAGMENTS = [
   'submitted',
 ];
 
-const TASK_ID = 0x01;
-const CONTEXT_ID = 0x02;
+export const TASK_ID = 0x01;
+export const CONTEXT_ID = 0x02;
 /** The codes of FRAGMENTS: control characters other than tab, LF and CR. */
 const CODES = Array.from({ length: 0x20 }, (_, c) => c).filter((c) => c > CONTEXT_ID && c !== 0x09 && c !== 0x0a && c !== 0x0d);
 if (FRAGMENTS.length > CODES.length) throw new Error('task-text: more fragments than codes');
 
 const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const FRAGMENT_PATTERN = new RegExp(FRAGMENTS.map(escapeRegExp).join('|'), 'g');
+/** The code (a char code) standing for one of the fragments above. */
+export function codeOf(fragment: string): number {
+  const at = FRAGMENTS.indexOf(fragment);
+  if (at < 0) throw new Error(`task-text: not a fragment: ${fragment}`);
+  return CODES[at] as number;
+}
 const CODE_OF = new Map(FRAGMENTS.map((f, i) => [f, String.fromCharCode(CODES[i] as number)]));
 const FRAGMENT_OF: (string | undefined)[] = [];
 FRAGMENTS.forEach((f, i) => (FRAGMENT_OF[CODES[i] as number] = f));
@@ -45,7 +51,11 @@ FRAGMENTS.forEach((f, i) => (FRAGMENT_OF[CODES[i] as number] = f));
 // eslint-disable-next-line no-control-regex
 const ANY_CODE = /[\x01-\x08\x0b\x0c\x0e-\x1f]/g;
 
-/** The compact form of a task's JSON text, given the task's id and context id. */
+/**
+ * The compact form of a task's JSON text, given the task's id and context id: the reference
+ * packing, for any text (task-packer.ts packs the runtime's own task shapes faster, to the
+ * same bytes).
+ */
 export function packTask(json: string, taskId: string, contextId: string): string {
   return json
     .replaceAll(`"${taskId}"`, '\x01')

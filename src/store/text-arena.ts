@@ -31,6 +31,13 @@ export class TextArena {
     this.write(slot, length, (chunk, at) => chunk.write(text, at, length, 'utf8'));
   }
 
+  /** Stores the first `length` bytes of `source` (UTF-8) in `slot`: a text already encoded. */
+  setBytes(slot: number, source: Buffer, length: number): void {
+    this.makeRoom(slot);
+    this.release(slot);
+    this.write(slot, length, (chunk, at) => source.copy(chunk, at, 0, length));
+  }
+
   get(slot: number): string {
     const length = this.lengthOf[slot] ?? 0;
     const chunk = this.chunks[this.chunkOf[slot] as number];
