@@ -2,8 +2,8 @@
  * The one long-lived parent of every task actor of a service: each task's actor is spawned as
  * its child, so all of them share one XState actor system. A root actor builds a system of its
  * own (a scheduler, registries, some twenty closures) that becomes garbage with the task; as a
- * child it reuses this one: about 4.7 µs less CPU per task in bench/micro/task-actor.ts
- * (34.4 -> 29.7 µs, median of ten interleaved rounds of 20,000 lifecycles).
+ * child it reuses this one: about 3.5 µs less CPU per task in bench/micro/task-actor.ts
+ * (`root` 34.0 and 33.6 µs, `supervised` 30.1 and 30.6 µs: two runs of 100,000 lifecycles each).
  *
  * The supervisor is a minimal actor logic, not a machine: it keeps no state and reacts to two
  * things only, a request to stop a child (the supported way to stop a non-root actor is its
