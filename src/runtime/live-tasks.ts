@@ -1,5 +1,6 @@
 /** The tasks whose actor runs in this process, by id, and how many actors that is. */
 import type { LiveTask } from './live-task.js';
+import { TaskSupervisor } from './task-supervisor.js';
 import { agentMessage } from './task-views.js';
 import { waitFor } from './wait.js';
 
@@ -10,6 +11,8 @@ const SHUTDOWN_CANCEL_WAIT_MS = 1000;
 export class LiveTasks {
   private readonly byId = new Map<string, LiveTask>();
   private actors = 0;
+  /** The parent of every task actor here (src/runtime/task-actors.ts spawns them). */
+  readonly supervisor = new TaskSupervisor();
 
   get(id: string): LiveTask | undefined {
     return this.byId.get(id);
@@ -38,7 +41,7 @@ export class LiveTasks {
   release(live: LiveTask): void {
     if (live.phase === 'closed') return;
     live.phase = 'closed';
-    live.actor.stop();
+    this.supervisor.stop(live.actor);
     this.actors--;
     if (this.byId.get(live.id) === live) this.byId.delete(live.id);
   }

@@ -2,7 +2,7 @@
  * The task machine with the runtime's effects provided, and starting one actor per running
  * task (a new task, or one woken from the store in the state it was stored in).
  */
-import { createActor, type InspectionEvent, type Observer } from 'xstate';
+import type { InspectionEvent, Observer } from 'xstate';
 import type { Message, TaskState } from '../a2a/schemas.js';
 import type { TaskMachineContext } from '../../machines/task.machine.js';
 import { eventSeqOf, type TaskEventLog } from './event-log.js';
@@ -63,14 +63,16 @@ export function taskActorStarter(opts: TaskActorOptions): ActorStarter {
     delays: { forceCancelTimeout: opts.cancelForceTimeout * 1000 },
   });
 
+  const { supervisor } = tasks;
+  if (inspect) supervisor.inspect(inspect);
+
   return (live, restoreState) => {
     // Event numbers continue where the task's last turn left them, whatever the log forgot.
     events.open(live.id, { afterSeq: eventSeqOf(live.task), watched: live.mode === 'stream' });
     const input = { taskId: live.id };
-    live.actor = createActor(machine, {
+    live.actor = supervisor.spawn(machine, {
       input,
-      ...(restoreState ? { snapshot: machine.resolveState({ value: restoreState, context: input }) } : {}),
-      ...(inspect ? { inspect } : {}),
+      snapshot: restoreState ? machine.resolveState({ value: restoreState, context: input }) : undefined,
     });
     tasks.started();
     traceTurnStart(live, live.id, live.task.contextId);
