@@ -13,7 +13,7 @@ import { withActivatedExtensions } from './extensions.js';
 import { createJsonRpcHandler, jsonRpcErrorReply } from './jsonrpc.js';
 import type { Operations } from './operations.js';
 import { restError, toA2AError, type Reply } from './reply.js';
-import { createRestHandler, PUBLIC_REST_PATHS, restOperationOf, segmentsOf } from './rest.js';
+import { createRestHandler, PUBLIC_REST_PATHS, resolveRestRoute, segmentsOf, type RestTarget } from './rest.js';
 import type { RequestFacts } from '../observe/scope.js';
 import { isObject } from './params.js';
 import type { RestDialectName } from './rest-dialect.js';
@@ -125,11 +125,12 @@ export function createRouter(ops: Operations, logger: Logger, limits: RouterLimi
     const isRpc = isJsonRpcRequest(req.method, req.path);
     const isRest = !isRpc && req.path.startsWith('/v1/');
     const segments = isRest ? segmentsOf(req.path.slice('/v1/'.length)) : undefined;
+    let target: RestTarget | undefined;
     if (isRpc) facts.transport = 'jsonrpc';
     else if (segments) {
-      const named = restOperationOf(req.method, segments);
-      facts.operation = named.operation;
-      facts.taskId = named.taskId;
+      target = resolveRestRoute(req.method, segments);
+      facts.operation = target.operation;
+      facts.taskId = target.taskId;
     }
     const hasBody = req.method === 'POST' || req.method === 'PUT';
     const isA2ABody = hasBody && (isRpc || req.path.startsWith('/v1/'));
@@ -187,13 +188,13 @@ export function createRouter(ops: Operations, logger: Logger, limits: RouterLimi
         caller = auth;
       }
       if (!parsed.ok) return restError(parsed.error);
-      if (!segments) return restError(a2aError('invalidRequest', 'the path is not valid percent-encoding'));
+      if (!target) return restError(a2aError('invalidRequest', 'the path is not valid percent-encoding'));
       const extensions = ops.activateExtensions(req.headers);
       const reply = await rest.handle(
         {
           method: req.method,
           path: req.path,
-          query: new URLSearchParams(req.query),
+          query: req.query,
           body: parsed.value,
           request: incoming,
           caller,
@@ -201,7 +202,7 @@ export function createRouter(ops: Operations, logger: Logger, limits: RouterLimi
           lastEventId: req.headers['last-event-id'],
           extensions,
         },
-        segments,
+        target,
       );
       return withActivatedExtensions(reply, extensions, req.headers);
     }
