@@ -23,7 +23,8 @@ export interface RestRequest {
   request: IncomingRequest;
   /** The authenticated caller (auth on), else undefined. */
   caller: Caller | undefined;
-  baseUrl: string;
+  /** Where the request was served: its base URL is read (and worked out) only for the extended card. */
+  location: { readonly baseUrl: string };
   lastEventId: string | undefined;
   /** The extensions the request activated (X-A2A-Extensions). */
   extensions: readonly string[];
@@ -151,7 +152,7 @@ const ROUTES: RouteEntry[] = [
     method: 'GET',
     pattern: ['card'],
     op: 'agent/getAuthenticatedExtendedCard',
-    run: (r, ops, _m, shape) => ok(ops.extendedCard(r.request, r.baseUrl), shape.card),
+    run: (r, ops, _m, shape) => ok(ops.extendedCard(r.request, r.location.baseUrl), shape.card),
   },
   { method: 'GET', pattern: ['health'], run: async (_r, ops) => json(200, ops.health()) },
   {

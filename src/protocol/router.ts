@@ -27,7 +27,8 @@ export interface ProtocolRequest {
   /** Lower-cased header names. */
   headers: Readonly<Record<string, string>>;
   body: Buffer;
-  baseUrl: string;
+  /** Only the cards read it: a front end may work it out when it is read (exchange.ts does). */
+  readonly baseUrl: string;
 }
 
 const CARD_PATHS = new Set(['/.well-known/agent-card.json', '/.well-known/agent.json']);
@@ -173,7 +174,7 @@ export function createRouter(ops: Operations, logger: Logger, limits: RouterLimi
       const reply = await rpc.handle(parsed.value, {
         request: incoming,
         caller,
-        baseUrl: req.baseUrl,
+        location: req,
         lastEventId: req.headers['last-event-id'],
         extensions,
       });
@@ -198,7 +199,7 @@ export function createRouter(ops: Operations, logger: Logger, limits: RouterLimi
           body: parsed.value,
           request: incoming,
           caller,
-          baseUrl: req.baseUrl,
+          location: req,
           lastEventId: req.headers['last-event-id'],
           extensions,
         },
