@@ -157,6 +157,26 @@ function writeReplyHeaders(res: WireResponse, headers: Readonly<Record<string, s
   if (headers) for (const name in headers) res.writeHeader(name, headers[name] as string);
 }
 
+/**
+ * A request as the router gets it. Its base URL is worked out only when read: only the cards
+ * need it, and `baseUrlOf` (header splits and a regular expression) cost every request 0.2 µs.
+ */
+class RoutedRequest implements ProtocolRequest {
+  constructor(
+    readonly method: string,
+    readonly path: string,
+    readonly query: string,
+    readonly headers: Readonly<Record<string, string>>,
+    readonly body: Buffer,
+    private readonly fallbackHost: string,
+    private readonly mountPath: string | undefined,
+  ) {}
+
+  get baseUrl(): string {
+    return baseUrlOf(this.headers, this.fallbackHost) + (this.mountPath ?? '');
+  }
+}
+
 /** The request handling both front ends share; `streams` are the open SSE answers. */
 export function createExchange(opts: ExchangeOptions, fallbackHost: string) {
   const streams = new Set<SseWriter>();
@@ -265,9 +285,8 @@ export function createExchange(opts: ExchangeOptions, fallbackHost: string) {
     }
 
     const dispatch = (body: Buffer): void => {
-      const baseUrl = baseUrlOf(headers, fallbackHost) + (req.mountPath ?? '');
       opts
-        .route({ method, path, query, headers, body, baseUrl })
+        .route(new RoutedRequest(method, path, query, headers, body, fallbackHost, req.mountPath))
         .then((reply) => writeReply(res, state, reply))
         .catch((err: unknown) => {
           opts.logger.error('http.unhandled', { method, path, ...errorFields(err) });

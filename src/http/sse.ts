@@ -175,6 +175,12 @@ export class SseWriter {
   private send(chunk: string): void {
     if (this.phase !== 'streaming') return;
     this.metrics.sseEventWritten();
+    // Nothing waits while the stream is not blocked: the chunk is written at once, without
+    // going through the queue (whose byte counting measured every chunk twice).
+    if (!this.blocked && this.queue.length === 0) {
+      this.pump(chunk);
+      return;
+    }
     this.queue.push(chunk);
     this.queuedBytes += Buffer.byteLength(chunk);
     if (!this.blocked) this.pump();
@@ -184,7 +190,8 @@ export class SseWriter {
   }
 
   /**
-   * Writes queued chunks (with none queued, `probe`) until uWS pushes back. Once nothing is
+   * Writes queued chunks (with none queued, `probe`: a probe line, or an event's chunk) until uWS
+   * pushes back. Once nothing is
    * held back any more it ends a finished response, or lets a waiting replay go on.
    */
   private pump(probe?: string): void {

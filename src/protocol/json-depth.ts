@@ -34,13 +34,65 @@ export function formatPath(segments: readonly (string | number)[]): string {
   return segments.length > SHOWN_SEGMENTS ? `${out}…` : out || '(root)';
 }
 
+/** The index of the quote that closes the string opened at `open`, or -1 when none does. */
+function stringEnd(text: string, open: number): number {
+  let end = open + 1;
+  for (;;) {
+    end = text.indexOf('"', end);
+    if (end < 0) return -1;
+    let backslashes = 0;
+    while (text.charCodeAt(end - 1 - backslashes) === BACKSLASH) backslashes++;
+    if (backslashes % 2 === 0) return end;
+    end++;
+  }
+}
+
+/**
+ * Whether the text has at most `max` opening brackets anywhere (in strings too): then it cannot
+ * nest deeper than `max`. `indexOf` finds them far faster than a loop over every character: 60 ns
+ * for a W1 body, where the bracket scan below takes 290 ns and the path-keeping one 460 ns.
+ */
+function fewBrackets(text: string, max: number): boolean {
+  let count = 0;
+  for (let i = text.indexOf('{'); i >= 0; i = text.indexOf('{', i + 1)) if (++count > max) return false;
+  for (let i = text.indexOf('['); i >= 0; i = text.indexOf('[', i + 1)) if (++count > max) return false;
+  return true;
+}
+
+/**
+ * Whether the text nests deeper than `maxLevels`, counting brackets outside strings and keeping
+ * nothing else. Only a body that does nest too deep is scanned again to name where (`deepPath`):
+ * the path bookkeeping (a slice per string, the array indexes) makes that scan 1.6 times as slow.
+ */
+function nestsDeeper(text: string, maxLevels: number): boolean {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) {
+      i = stringEnd(text, i);
+      if (i < 0) return false; // unterminated: JSON.parse refuses it
+    } else if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
+      if (++depth > maxLevels) return true;
+    } else if ((c === CLOSE_OBJECT || c === CLOSE_ARRAY) && depth > 0) depth--;
+  }
+  return false;
+}
+
 /**
  * Where the body text first nests deeper than `maxLevels` (as `a.b[0]…`), or undefined. The
  * scan only tracks brackets outside strings; it does not validate JSON (JSON.parse does that).
  */
 export function bodyTooDeep(text: string, maxLevels: number): string | undefined {
   // Each level takes at least one character.
-  if (text.length <= maxLevels) return undefined;
+  if (text.length <= maxLevels || fewBrackets(text, maxLevels) || !nestsDeeper(text, maxLevels)) return undefined;
+  return deepPath(text, maxLevels);
+}
+
+/**
+ * `bodyTooDeep` without its shortcuts: one scan that keeps the path as it goes. Exported as the
+ * reference the shortcuts are tested against (test/unit/json-depth.test.ts).
+ */
+export function deepPath(text: string, maxLevels: number): string | undefined {
   /** segments[d - 1]: the key (or index) of the container opened at depth d + 1. */
   const segments: (string | number)[] = [];
   const inArray: boolean[] = [];
@@ -50,15 +102,8 @@ export function bodyTooDeep(text: string, maxLevels: number): string | undefined
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === QUOTE) {
-      let end = i + 1;
-      for (;;) {
-        end = text.indexOf('"', end);
-        if (end < 0) return undefined; // unterminated: JSON.parse refuses it
-        let backslashes = 0;
-        while (text.charCodeAt(end - 1 - backslashes) === BACKSLASH) backslashes++;
-        if (backslashes % 2 === 0) break;
-        end++;
-      }
+      const end = stringEnd(text, i);
+      if (end < 0) return undefined; // unterminated: JSON.parse refuses it
       // Only a key before `{`/`[` is ever used, and keys are short: keep a bounded prefix.
       lastString = text.slice(i + 1, Math.min(end, i + 65));
       i = end;

@@ -21,7 +21,8 @@ interface RpcContext {
   request: IncomingRequest;
   /** The authenticated caller (auth on), else undefined. */
   caller: Caller | undefined;
-  baseUrl: string;
+  /** Where the request was served: its base URL is read (and worked out) only for the extended card. */
+  location: { readonly baseUrl: string };
   lastEventId: string | undefined;
   /** The extensions the request activated (X-A2A-Extensions). */
   extensions: readonly string[];
@@ -71,7 +72,7 @@ export function createJsonRpcHandler(ops: Operations, logger: Logger, gate?: Aut
     ['tasks/pushNotificationConfig/get', (p, ctx) => ops.getPushConfig(p, ctx.caller)],
     ['tasks/pushNotificationConfig/list', (p, ctx) => ops.listPushConfigs(p, ctx.caller)],
     ['tasks/pushNotificationConfig/delete', (p, ctx) => ops.deletePushConfig(p, ctx.caller)],
-    ['agent/getAuthenticatedExtendedCard', (_p, ctx) => ops.extendedCard(ctx.request, ctx.baseUrl)],
+    ['agent/getAuthenticatedExtendedCard', (_p, ctx) => ops.extendedCard(ctx.request, ctx.location.baseUrl)],
   ]);
   const streamMessage: StreamMethod[1] = (p, ctx) => ops.streamMessage(p, ctx.caller, ctx.extensions);
   const streaming = methodTable<StreamMethod[1]>([

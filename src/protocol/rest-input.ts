@@ -5,8 +5,11 @@
  */
 import { isObject } from './params.js';
 
-/** `push_notification_config` -> `pushNotificationConfig`. */
-export const camel = (key: string): string => key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+/**
+ * `push_notification_config` -> `pushNotificationConfig`. A key without `_` (every A2A JSON key,
+ * most proto ones) is returned as it is, without running the regular expression on it.
+ */
+export const camel = (key: string): string => (key.includes('_') ? key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase()) : key);
 
 /**
  * Renames snake_case keys of one object level to camelCase (the camelCase key wins). The copy has
@@ -15,10 +18,10 @@ export const camel = (key: string): string => key.replace(/_([a-z])/g, (_, c: st
  */
 function camelKeys(obj: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = Object.create(null);
-  for (const [key, value] of Object.entries(obj)) {
+  for (const key of Object.keys(obj)) {
     const name = camel(key);
     if (name !== key && name in obj) continue;
-    out[name] = value;
+    out[name] = obj[key];
   }
   return out;
 }

@@ -17,12 +17,14 @@ export interface RestRequest {
   method: string;
   /** Path without the query string. */
   path: string;
-  query: URLSearchParams;
+  /** The raw query string (without `?`): parsed only by the routes that read it. */
+  query: string;
   body: unknown;
   request: IncomingRequest;
   /** The authenticated caller (auth on), else undefined. */
   caller: Caller | undefined;
-  baseUrl: string;
+  /** Where the request was served: its base URL is read (and worked out) only for the extended card. */
+  location: { readonly baseUrl: string };
   lastEventId: string | undefined;
   /** The extensions the request activated (X-A2A-Extensions). */
   extensions: readonly string[];
@@ -32,10 +34,10 @@ export interface RestRequest {
 const NUMBER_KEYS = new Set(['pageSize', 'historyLength']);
 const BOOLEAN_KEYS = new Set(['includeArtifacts']);
 
-function queryParams(query: URLSearchParams): Record<string, unknown> {
+function queryParams(query: string): Record<string, unknown> {
   // No prototype: a key named `__proto__` is just a (stripped) unknown parameter.
   const out: Record<string, unknown> = Object.create(null);
-  for (const [rawKey, value] of query) {
+  for (const [rawKey, value] of new URLSearchParams(query)) {
     const key = camel(rawKey);
     if (NUMBER_KEYS.has(key)) out[key] = /^-?\d+$/.test(value) ? Number(value) : value;
     else if (BOOLEAN_KEYS.has(key)) out[key] = value === 'true' ? true : value === 'false' ? false : value;
@@ -44,7 +46,20 @@ function queryParams(query: URLSearchParams): Record<string, unknown> {
   return out;
 }
 
-type Route = (req: RestRequest, ops: Operations, match: { id: string; configId: string }, shape: RestDialect) => Promise<Reply>;
+/** What a route's `{id}` and `{configId}` captured. */
+interface Captures {
+  id: string;
+  configId: string;
+}
+
+type Route = (req: RestRequest, ops: Operations, match: Captures, shape: RestDialect) => Promise<Reply>;
+
+interface RouteEntry {
+  method: string;
+  pattern: string[];
+  op?: Operation;
+  run: Route;
+}
 
 /** 200 with the value in the dialect's shape (`as` is the dialect's serializer for it). */
 const ok = async <T>(value: Promise<T>, as: (v: T) => unknown): Promise<Reply> => json(200, as(await value));
@@ -62,7 +77,7 @@ const sendParams = (r: RestRequest, shape: RestDialect): unknown => shape.sendDe
  * Segment-wise routing table: `{id}` and `{configId}` capture; `:verb` suffixes are exact.
  * `op` names the operation for authorization; routes without one (health) are public.
  */
-const ROUTES: { method: string; pattern: string[]; op?: Operation; run: Route }[] = [
+const ROUTES: RouteEntry[] = [
   {
     method: 'POST',
     pattern: ['message:send'],
@@ -137,7 +152,7 @@ const ROUTES: { method: string; pattern: string[]; op?: Operation; run: Route }[
     method: 'GET',
     pattern: ['card'],
     op: 'agent/getAuthenticatedExtendedCard',
-    run: (r, ops, _m, shape) => ok(ops.extendedCard(r.request, r.baseUrl), shape.card),
+    run: (r, ops, _m, shape) => ok(ops.extendedCard(r.request, r.location.baseUrl), shape.card),
   },
   { method: 'GET', pattern: ['health'], run: async (_r, ops) => json(200, ops.health()) },
   {
@@ -150,7 +165,7 @@ const ROUTES: { method: string; pattern: string[]; op?: Operation; run: Route }[
   },
 ];
 
-function match(pattern: string[], segments: string[]): { id: string; configId: string } | undefined {
+function match(pattern: string[], segments: string[]): Captures | undefined {
   if (pattern.length !== segments.length) return undefined;
   const found = { id: '', configId: '' };
   for (let i = 0; i < pattern.length; i++) {
@@ -172,16 +187,28 @@ function match(pattern: string[], segments: string[]): { id: string; configId: s
 }
 
 /**
- * The operation a REST request is (its JSON-RPC method name; `health`, `health/ready` for the
- * probes), or `unknown` when no route matches: what metrics label it with.
+ * Where a REST request goes, found once per request: the router names the operation (and task)
+ * from it for the observer, and the handler runs its route. `operation` is the route's JSON-RPC
+ * method name (`health`, `health/ready` for the probes), `unknown` when no route matches;
+ * `wrongMethod`: some route has the path, none the method (405 rather than 404).
  */
-/** The operation a REST request names (`health` for the public routes), and its task id; `unknown` for no route. */
-export function restOperationOf(method: string, segments: string[]): { operation: string; taskId: string | undefined } {
+export type RestTarget =
+  | { route: RouteEntry; captures: Captures; operation: string; taskId: string | undefined }
+  | { route: undefined; operation: 'unknown'; taskId: undefined; wrongMethod: boolean };
+
+/** The first route whose pattern and method both match (GET and POST share the subscribe path). */
+export function resolveRestRoute(method: string, segments: string[]): RestTarget {
+  let wrongMethod = false;
   for (const route of ROUTES) {
-    const m = route.method === method ? match(route.pattern, segments) : undefined;
-    if (m) return { operation: route.op ?? segments.join('/'), taskId: m.id || undefined };
+    const captures = match(route.pattern, segments);
+    if (!captures) continue;
+    if (route.method !== method) {
+      wrongMethod = true;
+      continue;
+    }
+    return { route, captures, operation: route.op ?? segments.join('/'), taskId: captures.id || undefined };
   }
-  return { operation: 'unknown', taskId: undefined };
+  return { route: undefined, operation: 'unknown', taskId: undefined, wrongMethod };
 }
 
 /** Paths under /v1 that stay public with auth on (load balancers probe them). */
@@ -190,34 +217,31 @@ export const PUBLIC_REST_PATHS: ReadonlySet<string> = new Set(['/v1/health', '/v
 export function createRestHandler(ops: Operations, logger: Logger, gate?: AuthGate, dialect: RestDialectName = 'a2a') {
   const shape = REST_DIALECTS[dialect];
   return {
-    /** Handles a path under /v1/ (the prefix already removed), or answers 404/405. */
-    async handle(req: RestRequest, segments: string[]): Promise<Reply> {
-      let methodMismatch = false;
-      for (const route of ROUTES) {
-        const m = match(route.pattern, segments);
-        if (!m) continue;
-        if (route.method !== req.method) {
-          methodMismatch = true;
-          continue;
-        }
-        try {
-          if (gate && route.op && req.caller) await gate.authorize(req.caller, route.op, req.request);
-          if (route.op) ops.requireExtensions(route.op, req.extensions);
-          return await route.run(req, ops, m, shape);
-        } catch (err) {
-          return restError(toA2AError(err, logger, `${req.method} ${req.path}`));
-        }
+    /** Handles a path under /v1/ where `resolveRestRoute` sent it, or answers 404/405. */
+    async handle(req: RestRequest, target: RestTarget): Promise<Reply> {
+      const { route } = target;
+      if (!route) {
+        if (target.wrongMethod) return restError(a2aError('methodNotFound', `${req.method} is not allowed on ${shown(req.path)}`));
+        return restError(a2aError('methodNotFound', `no route ${req.method} ${shown(req.path)}`));
       }
-      if (methodMismatch) return restError(a2aError('methodNotFound', `${req.method} is not allowed on ${shown(req.path)}`));
-      return restError(a2aError('methodNotFound', `no route ${req.method} ${shown(req.path)}`));
+      try {
+        if (gate && route.op && req.caller) await gate.authorize(req.caller, route.op, req.request);
+        if (route.op) ops.requireExtensions(route.op, req.extensions);
+        return await route.run(req, ops, target.captures, shape);
+      } catch (err) {
+        return restError(toA2AError(err, logger, `${req.method} ${req.path}`));
+      }
     },
   };
 }
 
 /** Splits /v1/... into decoded segments (`%3A` becomes `:`); undefined for a bad encoding. */
 export function segmentsOf(pathAfterV1: string): string[] | undefined {
+  const segments = pathAfterV1.split('/');
+  // Nothing to decode without a `%` (every path the bench sends): no decodeURIComponent calls.
+  if (!pathAfterV1.includes('%')) return segments;
   try {
-    return pathAfterV1.split('/').map((s) => decodeURIComponent(s));
+    return segments.map((s) => decodeURIComponent(s));
   } catch {
     return undefined;
   }

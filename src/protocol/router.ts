@@ -11,9 +11,9 @@ import { a2aError, isA2AError, shown, type A2AError } from '../a2a/errors.js';
 import { bodyTooDeep, ENVELOPE_LEVELS } from './json-depth.js';
 import { withActivatedExtensions } from './extensions.js';
 import { createJsonRpcHandler, jsonRpcErrorReply } from './jsonrpc.js';
-import type { Operations } from './operations.js';
+import type { CardEntry, Operations } from './operations.js';
 import { restError, toA2AError, type Reply } from './reply.js';
-import { createRestHandler, PUBLIC_REST_PATHS, restOperationOf, segmentsOf } from './rest.js';
+import { createRestHandler, PUBLIC_REST_PATHS, resolveRestRoute, segmentsOf, type RestTarget } from './rest.js';
 import type { RequestFacts } from '../observe/scope.js';
 import { isObject } from './params.js';
 import type { RestDialectName } from './rest-dialect.js';
@@ -27,7 +27,8 @@ export interface ProtocolRequest {
   /** Lower-cased header names. */
   headers: Readonly<Record<string, string>>;
   body: Buffer;
-  baseUrl: string;
+  /** Only the cards read it: a front end may work it out when it is read (exchange.ts does). */
+  readonly baseUrl: string;
 }
 
 const CARD_PATHS = new Set(['/.well-known/agent-card.json', '/.well-known/agent.json']);
@@ -117,19 +118,74 @@ export function createRouter(ops: Operations, logger: Logger, limits: RouterLimi
   };
 
   /**
-   * Answers one request, noting in `facts` what it turned out to be (transport, operation, task)
-   * for whoever observes it: metrics, the request's span and its log lines.
+   * With auth on: `then` with the authenticated caller, or `refuse` with the 401/503. At once
+   * when the gate answers at once.
    */
-  return async function route(req: ProtocolRequest, facts: RequestFacts = unobserved()): Promise<Reply> {
+  const withCaller = (
+    gate: AuthGate,
+    incoming: IncomingRequest,
+    refuse: (err: A2AError) => Reply,
+    then: (caller: Caller) => Reply | Promise<Reply>,
+  ): Reply | Promise<Reply> => {
+    const auth = authenticate(gate, incoming);
+    const go = (answer: Caller | A2AError) => (isA2AError(answer) ? refuse(answer) : then(answer));
+    return auth instanceof Promise ? auth.then(go) : go(auth);
+  };
+
+  /** The reply named with the activated extensions; the handler's own promise when there are none. */
+  const withExtensions = (reply: Promise<Reply>, extensions: readonly string[], headers: ProtocolRequest['headers']): Promise<Reply> =>
+    extensions.length === 0 ? reply : reply.then((r) => withActivatedExtensions(r, extensions, headers));
+
+  const rpcCall = (req: ProtocolRequest, incoming: IncomingRequest, body: unknown, caller: Caller | undefined): Promise<Reply> => {
+    const extensions = ops.activateExtensions(req.headers);
+    const reply = rpc.handle(body, { request: incoming, caller, location: req, lastEventId: req.headers['last-event-id'], extensions });
+    return withExtensions(reply, extensions, req.headers);
+  };
+
+  const restCall = (
+    req: ProtocolRequest,
+    incoming: IncomingRequest,
+    parsed: ParsedBody,
+    target: RestTarget | undefined,
+    caller: Caller | undefined,
+  ): Reply | Promise<Reply> => {
+    if (!parsed.ok) return restError(parsed.error);
+    if (!target) return restError(a2aError('invalidRequest', 'the path is not valid percent-encoding'));
+    const extensions = ops.activateExtensions(req.headers);
+    const reply = rest.handle(
+      {
+        method: req.method,
+        path: req.path,
+        query: req.query,
+        body: parsed.value,
+        request: incoming,
+        caller,
+        location: req,
+        lastEventId: req.headers['last-event-id'],
+        extensions,
+      },
+      target,
+    );
+    return withExtensions(reply, extensions, req.headers);
+  };
+
+  /**
+   * Answers one request, noting in `facts` what it turned out to be (transport, operation, task)
+   * for whoever observes it: metrics, the request's span and its log lines. Not async: a request
+   * that needs no waiting of its own hands back the handler's promise (one async frame and its
+   * await fewer per request); what waits (a signed card, an asynchronous auth gate) chains on.
+   */
+  function routeNow(req: ProtocolRequest, facts: RequestFacts): Reply | Promise<Reply> {
     const incoming: IncomingRequest = { method: req.method, path: req.path, headers: req.headers };
     const isRpc = isJsonRpcRequest(req.method, req.path);
     const isRest = !isRpc && req.path.startsWith('/v1/');
     const segments = isRest ? segmentsOf(req.path.slice('/v1/'.length)) : undefined;
+    let target: RestTarget | undefined;
     if (isRpc) facts.transport = 'jsonrpc';
     else if (segments) {
-      const named = restOperationOf(req.method, segments);
-      facts.operation = named.operation;
-      facts.taskId = named.taskId;
+      target = resolveRestRoute(req.method, segments);
+      facts.operation = target.operation;
+      facts.taskId = target.taskId;
     }
     const hasBody = req.method === 'POST' || req.method === 'PUT';
     const isA2ABody = hasBody && (isRpc || req.path.startsWith('/v1/'));
@@ -151,7 +207,7 @@ export function createRouter(ops: Operations, logger: Logger, limits: RouterLimi
       facts.operation = 'agent/card';
       // A cached card answers at once; one that has to be signed first, after the signing.
       const card = ops.card(req.baseUrl);
-      return { kind: 'json', status: 200, body: (card instanceof Promise ? await card : card).json };
+      return card instanceof Promise ? card.then(cardReply) : cardReply(card);
     }
 
     const badVersion = versionError(req.headers['a2a-version']);
@@ -161,53 +217,35 @@ export function createRouter(ops: Operations, logger: Logger, limits: RouterLimi
 
     if (isRpc) {
       if (!parsed.ok) return jsonRpcErrorReply(null, parsed.error);
-      let caller: Caller | undefined;
-      if (gate) {
-        let auth = authenticate(gate, incoming);
-        if (auth instanceof Promise) auth = await auth;
-        if (isA2AError(auth)) return jsonRpcErrorReply(rpc.idOf(parsed.value), auth);
-        caller = auth;
-      }
-      const extensions = ops.activateExtensions(req.headers);
-      const reply = await rpc.handle(parsed.value, {
-        request: incoming,
-        caller,
-        baseUrl: req.baseUrl,
-        lastEventId: req.headers['last-event-id'],
-        extensions,
-      });
-      return withActivatedExtensions(reply, extensions, req.headers);
+      const body = parsed.value;
+      if (!gate) return rpcCall(req, incoming, body, undefined);
+      return withCaller(
+        gate,
+        incoming,
+        (err) => jsonRpcErrorReply(rpc.idOf(body), err),
+        (caller) => rpcCall(req, incoming, body, caller),
+      );
     }
     if (isRest) {
-      let caller: Caller | undefined;
-      if (gate && !PUBLIC_REST_PATHS.has(req.path)) {
-        let auth = authenticate(gate, incoming);
-        if (auth instanceof Promise) auth = await auth;
-        if (isA2AError(auth)) return restError(auth);
-        caller = auth;
-      }
-      if (!parsed.ok) return restError(parsed.error);
-      if (!segments) return restError(a2aError('invalidRequest', 'the path is not valid percent-encoding'));
-      const extensions = ops.activateExtensions(req.headers);
-      const reply = await rest.handle(
-        {
-          method: req.method,
-          path: req.path,
-          query: new URLSearchParams(req.query),
-          body: parsed.value,
-          request: incoming,
-          caller,
-          baseUrl: req.baseUrl,
-          lastEventId: req.headers['last-event-id'],
-          extensions,
-        },
-        segments,
-      );
-      return withActivatedExtensions(reply, extensions, req.headers);
+      if (!gate || PUBLIC_REST_PATHS.has(req.path)) return restCall(req, incoming, parsed, target, undefined);
+      return withCaller(gate, incoming, restError, (caller) => restCall(req, incoming, parsed, target, caller));
     }
     return restError(a2aError('methodNotFound', `no route ${req.method} ${shown(req.path)}`));
+  }
+
+  return function route(req: ProtocolRequest, facts: RequestFacts = unobserved()): Promise<Reply> {
+    try {
+      const reply = routeNow(req, facts);
+      return reply instanceof Promise ? reply : Promise.resolve(reply);
+    } catch (err) {
+      // As from the async function this was: a failure is a rejected promise, never a throw.
+      return Promise.reject(err);
+    }
   };
 }
+
+/** The card's reply. */
+const cardReply = (card: CardEntry): Reply => ({ kind: 'json', status: 200, body: card.json });
 
 /** Answers one transport-neutral request; `facts` receives what it turned out to be. */
 export type Router = (req: ProtocolRequest, facts?: RequestFacts) => Promise<Reply>;

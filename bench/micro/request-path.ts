@@ -1,0 +1,120 @@
+/**
+ * The request path around the runtime, alone: the shared exchange (framing, body, reply
+ * writing), the observer, the router (body parse, depth check, version, routing), JSON-RPC or
+ * REST handling and the operations' params checks, with a stub TaskService that answers every
+ * send at once with a fixed task JSON, and a response that writes nowhere. What the W1/W2 bench
+ * tasks pay for HTTP and protocol handling, without the runtime, the store or the socket.
+ *
+ * `request-path.ts <rpc|rest> <requests>`: a warm-up of a fifth, then five rounds; prints one
+ * JSON line with the median and the lowest CPU µs per request.
+ */
+import { createExchange, type WireRequest, type WireResponse } from '../../src/http/exchange.js';
+import { silentLogger } from '../../src/log.js';
+import { observeRoutes } from '../../src/observe/requests.js';
+import { createOperations } from '../../src/protocol/operations.js';
+import { createRouter } from '../../src/protocol/router.js';
+import type { PushConfigs } from '../../src/push/configs.js';
+import type { CardOptions } from '../../src/protocol/card.js';
+import type { TaskService } from '../../src/runtime/task-service.js';
+
+const kind = process.argv[2] ?? 'rpc';
+const requests = Number(process.argv[3] ?? '200000');
+if ((kind !== 'rpc' && kind !== 'rest') || !Number.isInteger(requests) || requests <= 0) {
+  process.stderr.write('usage: request-path <rpc|rest> <requests>\n');
+  process.exit(2);
+}
+
+const TEXT = 'hello from the bench';
+const task = {
+  kind: 'task' as const,
+  id: 'b7b9a0d2-2f3e-4d55-9a77-0c1c1b6f1e11',
+  contextId: '0d7c6c8e-31a4-4f0b-8a2c-3f7f5d0c7e21',
+  status: { state: 'completed' as const, timestamp: '2025-01-01T00:00:00.000Z' },
+  artifacts: [{ artifactId: 'echo', name: 'echo', parts: [{ kind: 'text' as const, text: TEXT }] }],
+  history: [{ kind: 'message' as const, role: 'user' as const, messageId: 'm', parts: [{ kind: 'text' as const, text: TEXT }] }],
+};
+const taskJson = JSON.stringify(task);
+const service = {
+  ready: true,
+  isDraining: false,
+  sendMessage: () => Promise.resolve({ kind: 'task', task, json: taskJson }),
+} as unknown as TaskService;
+const ops = createOperations({
+  service,
+  push: {} as PushConfigs,
+  card: { capabilities: { streaming: true, pushNotifications: false, stateTransitionHistory: false } } as unknown as CardOptions,
+});
+const route = observeRoutes(createRouter(ops, silentLogger, { maxJsonDepth: 64 }), silentLogger);
+const exchange = createExchange(
+  { maxBodyBytes: 1 << 20, route, sse: { heartbeatMs: 15_000, maxBufferedBytes: 1 << 20 }, logger: silentLogger },
+  '127.0.0.1:1',
+);
+
+const rpcBody = (id: string) =>
+  JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'message/send',
+    params: { message: { kind: 'message', role: 'user', messageId: id, parts: [{ kind: 'text', text: TEXT }] } },
+  });
+const restBody = (id: string) => JSON.stringify({ message: { messageId: id, role: 'ROLE_USER', content: [{ text: TEXT }] } });
+
+let written = 0;
+let onEnd: () => void = () => {};
+const res: WireResponse = {
+  cork: (fn) => fn(),
+  writeStatus: () => res,
+  writeHeader: () => res,
+  write: () => true,
+  end: (body) => {
+    written += typeof body === 'string' ? body.length : (body?.length ?? 0);
+    onEnd();
+  },
+  endWithoutBody: () => onEnd(),
+  onWritable: () => undefined,
+  onAborted: () => undefined,
+  close: () => undefined,
+};
+
+let seq = 0;
+/** One request through the exchange, as uws-server.ts builds it (headers object, copied body). */
+function one(): Promise<void> {
+  const text = kind === 'rpc' ? rpcBody(`m-${seq++}`) : restBody(`m-${seq++}`);
+  const bytes = Buffer.from(text);
+  const headers: Record<string, string> = Object.create(null);
+  headers.host = '127.0.0.1:9999';
+  headers.connection = 'keep-alive';
+  headers['content-type'] = 'application/json';
+  headers['content-length'] = String(bytes.length);
+  const req: WireRequest = {
+    method: 'POST',
+    path: kind === 'rpc' ? '/' : '/v1/message:send',
+    query: '',
+    headers,
+    contentLengths: 1,
+    readBody: (_max, done) => done(Buffer.from(bytes)),
+  };
+  return new Promise((resolve) => {
+    onEnd = resolve;
+    exchange.handle(req, res);
+  });
+}
+
+async function run(count: number): Promise<void> {
+  for (let i = 0; i < count; i++) await one();
+}
+
+const ROUNDS = 5;
+const perRound = Math.ceil(requests / ROUNDS);
+await run(perRound);
+const rounds: number[] = [];
+for (let r = 0; r < ROUNDS; r++) {
+  const cpu = process.cpuUsage();
+  await run(perRound);
+  const used = process.cpuUsage(cpu);
+  rounds.push((used.user + used.system) / perRound);
+}
+const sorted = [...rounds].sort((a, b) => a - b);
+process.stdout.write(
+  `${JSON.stringify({ kind, perRound, medianUs: Number(sorted[2]?.toFixed(2)), lowestUs: Number(sorted[0]?.toFixed(2)), written })}\n`,
+);
