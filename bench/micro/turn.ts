@@ -31,7 +31,7 @@ service.setInlinePushRegistrar(async (taskId, config) => {
   pushDelivery.registeredInline(taskId);
   await push.set(taskId, config);
 });
-service.onTransition((task) => pushDelivery.notify(task));
+service.onTransition((task) => pushDelivery.notify(task), { handledWithoutCopy: (task) => pushDelivery.handledWithoutCopy(task) });
 await service.init();
 
 let n = 0;
