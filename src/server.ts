@@ -222,7 +222,7 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
       pushDelivery.registeredInline(taskId);
       await push.set(taskId, config);
     });
-    service.onTransition((task) => pushDelivery.notify(task));
+    service.onTransition((task) => pushDelivery.notify(task), { handledWithoutCopy: (task) => pushDelivery.handledWithoutCopy(task) });
   }
   const ops = createOperations({
     service,

@@ -129,10 +129,29 @@ export class PushDispatcher {
     });
   }
 
-  /** submitted -> working of a task that nobody outside has seen yet. */
+  /**
+   * The transition of an exposed task, read now (`task` is the running task itself, not a copy):
+   * when this turn's configs are known to be none, the bookkeeping notify would do is done here
+   * and true returned, so the runtime makes no copy of the task (one per transition without it).
+   */
+  handledWithoutCopy(task: Task): boolean {
+    if (this.closing) return true;
+    if (this.lookups.has(task.id)) return false;
+    const cached = this.known.get(task.id) ?? (this.isFirstTransitionOfNewTask(task) ? [] : undefined);
+    if (cached === undefined || cached.length > 0) return false;
+    this.deliver(task, cached);
+    return true;
+  }
+
+  /**
+   * submitted -> working of a task that nobody outside has seen yet. Not a later status of that
+   * `working` (same timeline, later timestamp): by then a config may have been registered.
+   */
   private isFirstTransitionOfNewTask(task: Task): boolean {
     const transitions = task.metadata?.stateTransitions;
-    return Array.isArray(transitions) && transitions.length === 2 && !this.inline.has(task.id);
+    if (!Array.isArray(transitions) || transitions.length !== 2 || this.inline.has(task.id)) return false;
+    const entered = transitions[1] as { timestamp?: unknown } | undefined;
+    return entered?.timestamp === task.status.timestamp;
   }
 
   private async fanOut(task: Task): Promise<void> {

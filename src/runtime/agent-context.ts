@@ -58,64 +58,129 @@ function assertAcceptedParts(live: LiveTask, accepts: AcceptsMime, where: string
   });
 }
 
-export function createAgentContext(live: LiveTask, driver: AgentContextDriver): AgentContext {
-  const { task } = live;
-  const message = live.turnMessage;
-  const accepts = outputFilter(live.acceptedOutputModes);
-  const say = (content: Content, where?: string) => {
-    const msg = agentMessage(content, task.id, task.contextId);
-    if (where !== undefined) assertAcceptedParts(live, accepts, where, msg.parts);
+type MessageEventType = 'REQUEST_INPUT' | 'REQUEST_AUTH' | 'FAIL' | 'REJECT';
+
+/**
+ * One turn's context. Its data are plain fields; its methods are made on first use, bound to
+ * the turn, so handlers may destructure them (`{ complete }`) as they could always do. A
+ * context of closures cost a dozen functions per turn, of which a handler uses two or three.
+ */
+class TurnContext implements AgentContext {
+  readonly message: Message;
+  readonly text: string;
+  readonly taskId: string;
+  readonly contextId: string;
+  readonly history: readonly Message[];
+  readonly artifacts: AgentContext['artifacts'];
+  readonly principal: AgentContext['principal'];
+  readonly headers: Readonly<Record<string, string>>;
+  readonly extensions: readonly string[];
+  readonly acceptedOutputModes: readonly string[];
+  readonly accepts: AcceptsMime;
+  #status: AgentContext['status'] | undefined;
+  #artifact: AgentContext['artifact'] | undefined;
+  #complete: AgentContext['complete'] | undefined;
+  #fail: AgentContext['fail'] | undefined;
+  #reject: AgentContext['reject'] | undefined;
+  #requestInput: AgentContext['requestInput'] | undefined;
+  #requestAuth: AgentContext['requestAuth'] | undefined;
+  #reply: AgentContext['reply'] | undefined;
+
+  // Private to the runtime: a handler that lists or spreads its context sees only the API.
+  readonly #live: LiveTask;
+  readonly #driver: AgentContextDriver;
+
+  constructor(live: LiveTask, driver: AgentContextDriver) {
+    this.#live = live;
+    this.#driver = driver;
+    const { task } = live;
+    const message = live.turnMessage;
+    this.message = message;
+    this.text = textOf(message);
+    this.taskId = task.id;
+    this.contextId = task.contextId;
+    this.history = task.history ?? [];
+    this.artifacts = task.artifacts ?? [];
+    this.principal = live.caller?.principal;
+    this.headers = live.caller?.headers ?? NO_HEADERS;
+    this.extensions = live.extensions;
+    this.acceptedOutputModes = live.acceptedOutputModes;
+    this.accepts = outputFilter(live.acceptedOutputModes);
+  }
+
+  get signal(): AbortSignal {
+    return this.#live.signal;
+  }
+
+  get status(): AgentContext['status'] {
+    return (this.#status ??= (content) =>
+      this.#event({ type: 'STATUS', message: content === undefined ? undefined : this.#say(content, 'status') }));
+  }
+
+  get artifact(): AgentContext['artifact'] {
+    return (this.#artifact ??= (chunk) => {
+      assertAcceptedParts(this.#live, this.accepts, 'artifact', chunk.parts);
+      assertSerializable('artifact', chunk.parts, chunk.metadata);
+      this.#event({ type: 'ARTIFACT', artifact: chunk });
+    });
+  }
+
+  get complete(): AgentContext['complete'] {
+    return (this.#complete ??= (content) => this.#completeWith(content));
+  }
+
+  get fail(): AgentContext['fail'] {
+    return (this.#fail ??= (reason) => this.#withMessage('FAIL', reason));
+  }
+
+  get reject(): AgentContext['reject'] {
+    return (this.#reject ??= (reason) => this.#withMessage('REJECT', reason));
+  }
+
+  get requestInput(): AgentContext['requestInput'] {
+    return (this.#requestInput ??= (question) => this.#withMessage('REQUEST_INPUT', question, 'requestInput'));
+  }
+
+  get requestAuth(): AgentContext['requestAuth'] {
+    return (this.#requestAuth ??= (details) => this.#withMessage('REQUEST_AUTH', details, 'requestAuth'));
+  }
+
+  get reply(): AgentContext['reply'] {
+    return (this.#reply ??= (content) => this.#driver.reply(this.#live, this.#say(content, 'reply')));
+  }
+
+  #event(event: RuntimeTaskEvent): void {
+    this.#driver.agentEvent(this.#live, event);
+  }
+
+  #say(content: Content, where?: string): Message {
+    const msg = agentMessage(content, this.taskId, this.contextId);
+    if (where !== undefined) assertAcceptedParts(this.#live, this.accepts, where, msg.parts);
     if (typeof content !== 'string') assertSerializable('agent message', msg.parts, msg.metadata);
     return msg;
-  };
-  const withMessage = (type: 'REQUEST_INPUT' | 'REQUEST_AUTH' | 'FAIL' | 'REJECT', content: Content, where?: string) => {
-    driver.agentEvent(live, { type, message: say(content, where) });
-  };
+  }
 
-  return {
-    message,
-    text: textOf(message),
-    taskId: task.id,
-    contextId: task.contextId,
-    history: task.history ?? [],
-    artifacts: task.artifacts ?? [],
-    principal: live.caller?.principal,
-    headers: live.caller?.headers ?? NO_HEADERS,
-    extensions: live.extensions,
-    acceptedOutputModes: live.acceptedOutputModes,
-    accepts,
-    get signal() {
-      return live.signal;
-    },
-    status(content) {
-      driver.agentEvent(live, { type: 'STATUS', message: content === undefined ? undefined : say(content, 'status') });
-    },
-    artifact(chunk) {
-      assertAcceptedParts(live, accepts, 'artifact', chunk.parts);
-      assertSerializable('artifact', chunk.parts, chunk.metadata);
-      driver.agentEvent(live, { type: 'ARTIFACT', artifact: chunk });
-    },
-    complete(content) {
-      if (content === undefined) {
-        driver.agentEvent(live, { type: 'COMPLETE' });
-        return;
-      }
-      const parts = partsOf(content);
-      assertAcceptedParts(live, accepts, 'complete', parts);
-      const artifact: ArtifactChunk = { artifactId: 'final-answer', parts, lastChunk: true };
-      if (typeof content !== 'string' && !Array.isArray(content)) {
-        if (content.metadata !== undefined) artifact.metadata = content.metadata;
-        if (content.extensions !== undefined) artifact.extensions = content.extensions;
-      }
-      if (typeof content !== 'string') assertSerializable('complete', parts, artifact.metadata);
-      driver.agentEvent(live, { type: 'COMPLETE', artifact });
-    },
-    fail: (reason) => withMessage('FAIL', reason),
-    reject: (reason) => withMessage('REJECT', reason),
-    requestInput: (question) => withMessage('REQUEST_INPUT', question, 'requestInput'),
-    requestAuth: (details) => withMessage('REQUEST_AUTH', details, 'requestAuth'),
-    reply(content) {
-      driver.reply(live, say(content, 'reply'));
-    },
-  };
+  #withMessage(type: MessageEventType, content: Content, where?: string): void {
+    this.#event({ type, message: this.#say(content, where) });
+  }
+
+  #completeWith(content: Content | undefined): void {
+    if (content === undefined) {
+      this.#event({ type: 'COMPLETE' });
+      return;
+    }
+    const parts = partsOf(content);
+    assertAcceptedParts(this.#live, this.accepts, 'complete', parts);
+    const artifact: ArtifactChunk = { artifactId: 'final-answer', parts, lastChunk: true };
+    if (typeof content !== 'string' && !Array.isArray(content)) {
+      if (content.metadata !== undefined) artifact.metadata = content.metadata;
+      if (content.extensions !== undefined) artifact.extensions = content.extensions;
+    }
+    if (typeof content !== 'string') assertSerializable('complete', parts, artifact.metadata);
+    this.#event({ type: 'COMPLETE', artifact });
+  }
+}
+
+export function createAgentContext(live: LiveTask, driver: AgentContextDriver): AgentContext {
+  return new TurnContext(live, driver);
 }

@@ -26,7 +26,7 @@ import { isoAt } from './status-clock.js';
 import { createOwnership, type TaskOwnership } from './task-ownership.js';
 import { taskView, type ViewOptions } from './task-views.js';
 import { TaskWriter } from './task-writes.js';
-import { TurnEffects, type TransitionListener } from './turn-effects.js';
+import { TurnEffects, type TransitionListener, type TransitionSubscriber } from './turn-effects.js';
 import { waitFor } from './wait.js';
 import { NO_METRICS, type Metrics } from '../observe/metrics.js';
 
@@ -55,7 +55,7 @@ export interface TaskServiceOptions {
 
 /** Registers a push config given inline with a message, before the task starts. */
 export type InlinePushRegistrar = (taskId: string, config: PushNotificationConfig) => Promise<void>;
-export type { TransitionListener };
+export type { TransitionListener, TransitionSubscriber };
 
 /** `json`, when present, is the task's JSON text (the finished task, serialized once for store and reply). */
 export type SendResult = { kind: 'task'; task: Task; json?: string } | { kind: 'message'; message: Message };
@@ -80,7 +80,7 @@ const visibleTo = (live: LiveTask, owner: string | undefined): boolean => owner 
 export class TaskService {
   private readonly live = new LiveTasks();
   private readonly messages: MessageIndex;
-  private readonly transitionListeners = new Set<TransitionListener>();
+  private readonly transitionListeners = new Set<TransitionSubscriber>();
   private inlinePushRegistrar: InlinePushRegistrar | undefined;
   private readonly startActor: ActorStarter;
   private readonly writer: TaskWriter;
@@ -147,9 +147,14 @@ export class TaskService {
     return this.initialized && !this.closed;
   }
 
-  onTransition(listener: TransitionListener): () => void {
-    this.transitionListeners.add(listener);
-    return () => this.transitionListeners.delete(listener);
+  /**
+   * `listener` gets a copy of the task at each transition once it is exposed; `handledWithoutCopy`
+   * (see TransitionSubscriber) spares the copy when the listener has nothing to do.
+   */
+  onTransition(listener: TransitionListener, opts: { handledWithoutCopy?: (task: Task) => boolean } = {}): () => void {
+    const subscriber: TransitionSubscriber = { notify: listener, handledWithoutCopy: opts.handledWithoutCopy };
+    this.transitionListeners.add(subscriber);
+    return () => this.transitionListeners.delete(subscriber);
   }
 
   setInlinePushRegistrar(registrar: InlinePushRegistrar): void {

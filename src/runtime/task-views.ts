@@ -16,12 +16,15 @@ export function agentMessage(content: Content, taskId: string, contextId: string
   return message;
 }
 
-/** The text of a message's text parts. */
-export const textOf = (message: Message): string =>
-  message.parts
-    .filter((p): p is Extract<Part, { kind: 'text' }> => p.kind === 'text')
-    .map((p) => p.text)
-    .join('\n');
+/** The text of a message's text parts, joined by newlines (one text part, the usual message, is its text). */
+export function textOf(message: Message): string {
+  let text: string | undefined;
+  for (const part of message.parts) {
+    if (part.kind !== 'text') continue;
+    text = text === undefined ? part.text : `${text}\n${part.text}`;
+  }
+  return text ?? '';
+}
 
 export interface ViewOptions {
   historyLength?: number | undefined;

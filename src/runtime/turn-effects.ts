@@ -28,6 +28,18 @@ const RUNTIME_FAILED = 'The server failed while handling this task; it was marke
 
 export type TransitionListener = (task: Task) => void;
 
+/** A transition listener, and how it takes a transition it has nothing to do for. */
+export interface TransitionSubscriber {
+  /** Gets a copy of the task, its own to keep. */
+  notify: TransitionListener;
+  /**
+   * Asked first, with the running task itself (to be read at once, never kept), once the task is
+   * exposed: true when the listener has done all it needed (push: no configs for this turn), so
+   * no copy is made for it.
+   */
+  handledWithoutCopy?: ((task: Task) => boolean) | undefined;
+}
+
 export interface TurnEffectsDeps {
   agent: AgentDefinition;
   live: LiveTasks;
@@ -35,7 +47,7 @@ export interface TurnEffectsDeps {
   writer: TaskWriter;
   ownership: TaskOwnership;
   logger: Logger;
-  transitionListeners: ReadonlySet<TransitionListener>;
+  transitionListeners: ReadonlySet<TransitionSubscriber>;
   /** Where transitions and turn durations are counted (default: nowhere). */
   metrics?: Metrics;
 }
@@ -188,17 +200,43 @@ export class TurnEffects {
     this.appendEvent(live, statusEvent(live.task));
     const listeners = this.deps.transitionListeners;
     if (listeners.size === 0) return;
+    if (!live.exposed) {
+      // Told later, so the task as it is now is copied (the turn's first status, before any agent call).
+      const copy = this.copyForListeners(live);
+      live.whenExposed(() => {
+        for (const listener of listeners) this.tell(live, listener, copy);
+      });
+      return;
+    }
+    // A listener with nothing to do (a task without push configs) costs no copy of the task.
+    let copy: Task | undefined;
+    for (const listener of listeners) {
+      if (this.handledWithoutCopy(live, listener)) continue;
+      this.tell(live, listener, (copy ??= this.copyForListeners(live)));
+    }
+  }
+
+  private copyForListeners(live: LiveTask): Task {
     const copy = taskView(live.task);
     carryTrace(copy, live);
-    live.whenExposed(() => {
-      for (const listener of listeners) {
-        try {
-          listener(copy);
-        } catch (err) {
-          this.deps.logger.error('runtime.transition_listener_failed', { taskId: live.id, ...errorFields(err) });
-        }
-      }
-    });
+    return copy;
+  }
+
+  private handledWithoutCopy(live: LiveTask, listener: TransitionSubscriber): boolean {
+    try {
+      return listener.handledWithoutCopy?.(live.task) === true;
+    } catch (err) {
+      this.deps.logger.error('runtime.transition_listener_failed', { taskId: live.id, ...errorFields(err) });
+      return true;
+    }
+  }
+
+  private tell(live: LiveTask, listener: TransitionSubscriber, copy: Task): void {
+    try {
+      listener.notify(copy);
+    } catch (err) {
+      this.deps.logger.error('runtime.transition_listener_failed', { taskId: live.id, ...errorFields(err) });
+    }
   }
 
   /** Logs an event and stamps its number on the task, so every snapshot says what it reflects. */

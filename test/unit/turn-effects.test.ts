@@ -47,7 +47,7 @@ async function oneTurn(handler: AgentHandler) {
     writer,
     ownership,
     logger: silentLogger,
-    transitionListeners: new Set([(task: Task) => void pushed.push(task.status.state)]),
+    transitionListeners: new Set([{ notify: (task: Task) => void pushed.push(task.status.state) }]),
   });
   const start = taskActorStarter({ effects, live, events, cancelForceTimeout: 5 });
 

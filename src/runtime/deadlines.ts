@@ -1,0 +1,83 @@
+/**
+ * Waits that all last the same time (every blocking send waits SERVICE_BLOCKING_TIMEOUT), kept
+ * in one queue with one timer. Their deadlines come in the order they were added, so the queue
+ * is a FIFO: adding is a push, and a wait that ends early is marked and skipped. A timer per
+ * wait cost node a timer-list insert and removal on every blocking send (~3% of W1's CPU).
+ */
+
+export interface Deadline {
+  /** When it fires (Date.now() time). */
+  readonly at: number;
+  /** Called once when the deadline passes; cleared when the wait ends first. */
+  onExpire: (() => void) | undefined;
+}
+
+export class DeadlineQueue {
+  private entries: Deadline[] = [];
+  private head = 0;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly ms: number) {}
+
+  /** Number of waits not yet ended or expired (for tests). */
+  get pending(): number {
+    let n = 0;
+    for (let i = this.head; i < this.entries.length; i++) if (this.entries[i]?.onExpire) n++;
+    return n;
+  }
+
+  add(onExpire: () => void): Deadline {
+    const deadline: Deadline = { at: Date.now() + this.ms, onExpire };
+    this.entries.push(deadline);
+    if (!this.timer) this.arm(deadline.at);
+    return deadline;
+  }
+
+  /** The wait ended before its deadline. */
+  cancel(deadline: Deadline): void {
+    deadline.onExpire = undefined;
+    // Waits mostly end in the order they began: the ended ones at the front leave now, so the
+    // queue stays as short as the waits still running.
+    if (this.entries[this.head] === deadline) this.skipEnded();
+    if (this.head === this.entries.length) this.reset();
+  }
+
+  private skipEnded(): void {
+    const entries = this.entries;
+    while (this.head < entries.length && (entries[this.head] as Deadline).onExpire === undefined) this.head++;
+    if (this.head > 1024 && this.head * 2 > entries.length) {
+      this.entries = entries.slice(this.head);
+      this.head = 0;
+    }
+  }
+
+  /** Nothing left to wait for: no timer keeps the process up. */
+  private reset(): void {
+    this.entries = [];
+    this.head = 0;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  private arm(at: number): void {
+    this.timer = setTimeout(() => this.fire(), Math.max(0, at - Date.now()));
+  }
+
+  private fire(): void {
+    this.timer = undefined;
+    const now = Date.now();
+    for (let entry = this.entries[this.head]; entry; entry = this.entries[this.head]) {
+      if (entry.onExpire !== undefined && entry.at > now) break;
+      this.head++;
+      const expire = entry.onExpire;
+      entry.onExpire = undefined;
+      expire?.();
+    }
+    this.skipEnded();
+    // An expiry may have added a wait, and armed the timer for it.
+    if (this.timer) return;
+    const next = this.entries[this.head];
+    if (next) this.arm(next.at);
+    else this.reset();
+  }
+}
