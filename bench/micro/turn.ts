@@ -35,7 +35,9 @@ service.onTransition((task) => pushDelivery.notify(task), { handledWithoutCopy: 
 await service.init();
 
 let n = 0;
-const message = (): Message => ({ kind: 'message', role: 'user', messageId: `m${n++}`, parts: [{ kind: 'text', text: 'hello world' }] });
+// In the schema's key order, as the request path hands a message on (send-fast-path.ts): the
+// store's fast packer knows that shape, and W1's tasks take it.
+const message = (): Message => ({ kind: 'message', role: 'user', parts: [{ kind: 'text', text: 'hello world' }], messageId: `m${n++}` });
 async function worker(count: number): Promise<void> {
   for (let i = 0; i < count; i++) {
     const r = await service.sendMessage({ message: message() });
