@@ -79,6 +79,18 @@ function stateKeyOf(value: StateValue): string {
 
 export type TurnOutcome = { kind: 'task' } | { kind: 'message'; message: Message };
 
+/** Where the message that started a live task is indexed for idempotency (message-index.ts). */
+export interface MessageIndexEntry {
+  /** The task has left memory: the store answers for its message from now on. */
+  forget(key: string): void;
+}
+
+/**
+ * One resolved promise for every task's empty write chain and every settled task: a task
+ * allocates no promise for a wait nobody asks for (most tasks are never waited on to settle).
+ */
+const RESOLVED: Promise<void> = Promise.resolve();
+
 export class LiveTask {
   actor!: Actor<RuntimeTaskMachine>;
   /** Set by a cancel; the AbortSignal is made only if the handler asks for it (it is not free). */
@@ -98,7 +110,8 @@ export class LiveTask {
    * persistence and idempotency records are held back, so a direct reply leaves no trace.
    */
   exposed = false;
-  private deferred: (() => void)[] = [];
+  /** Effects held until the task is exposed (made on first use). */
+  private deferred: (() => void)[] | undefined;
   /**
    * Where the task is in its life here: `running` (its turn goes on), `ending` (the turn ended,
    * paused or terminal, and its final write is under way: no agent call is taken any more),
@@ -113,7 +126,7 @@ export class LiveTask {
   /** The message that started this task, not yet recorded in the store for idempotency. */
   messageKey: MessageKey | undefined;
   /** This task's store writes, one after another (TaskService.write). */
-  writes: Promise<void> = Promise.resolve();
+  writes: Promise<void> = RESOLVED;
   /** The one write that makes a running task findable by other replicas (see ensureVisible). */
   visibleWrite: Promise<void> | undefined;
   /** The task's JSON as the turn's final write stored it. */
@@ -132,13 +145,14 @@ export class LiveTask {
 
   /** Set when the turn has ended; late waiters get it at once. */
   private outcome: TurnOutcome | undefined;
-  private turnWaiters: ((outcome: TurnOutcome) => void)[] = [];
-  private exposeWaiters: ((outcome: TurnOutcome) => void)[] = [];
-  private settledResolve!: () => void;
-  /** Resolves when the task has left memory. */
-  readonly settled = new Promise<void>((resolve) => {
-    this.settledResolve = resolve;
-  });
+  private turnWaiters: ((outcome: TurnOutcome) => void)[] | undefined;
+  private exposeWaiters: ((outcome: TurnOutcome) => void)[] | undefined;
+  /** `settled`'s promise, made only when someone waits for it before the task leaves. */
+  private settledPromise: Promise<void> | undefined;
+  private settledResolve: (() => void) | undefined;
+  /** The idempotency index entry of the message that started this task, dropped when it leaves. */
+  private indexedIn: MessageIndexEntry | undefined;
+  private indexKey = '';
 
   constructor(
     readonly task: Task,
@@ -153,6 +167,20 @@ export class LiveTask {
     this.statusMs = Date.parse(task.status.timestamp);
     this.firstTurn = opts.firstTurn;
     this.mode = opts.mode;
+  }
+
+  /** Resolves when the task has left memory. */
+  get settled(): Promise<void> {
+    if (this.outcome) return RESOLVED;
+    return (this.settledPromise ??= new Promise<void>((resolve) => {
+      this.settledResolve = resolve;
+    }));
+  }
+
+  /** The task's message is indexed under `key` in `index` until the task leaves memory. */
+  indexedAs(index: MessageIndexEntry, key: string): void {
+    this.indexedIn = index;
+    this.indexKey = key;
   }
 
   /** Moves to `ending`; false if the task had already left `running`. */
@@ -193,35 +221,35 @@ export class LiveTask {
   /** Runs a side effect now if the task is exposed, else when it becomes so. */
   whenExposed(effect: () => void): void {
     if (this.exposed) effect();
-    else this.deferred.push(effect);
+    else (this.deferred ??= []).push(effect);
   }
 
   expose(): void {
     if (this.exposed) return;
     this.exposed = true;
     const effects = this.deferred;
-    this.deferred = [];
-    for (const effect of effects) effect();
+    this.deferred = undefined;
+    if (effects) for (const effect of effects) effect();
     this.resolveExposed({ kind: 'task' });
   }
 
   /** Resolves at the end of the turn (paused, terminal, or replaced by a direct reply). */
   waitTurnEnd(): Promise<TurnOutcome> {
     if (this.outcome) return Promise.resolve(this.outcome);
-    return new Promise((resolve) => this.turnWaiters.push(resolve));
+    return new Promise((resolve) => (this.turnWaiters ??= []).push(resolve));
   }
 
   /** Resolves when the task is exposed, or with the direct reply that replaced it. */
   waitExposed(): Promise<TurnOutcome> {
     if (this.outcome?.kind === 'message') return Promise.resolve(this.outcome);
     if (this.exposed) return Promise.resolve({ kind: 'task' });
-    return new Promise((resolve) => this.exposeWaiters.push(resolve));
+    return new Promise((resolve) => (this.exposeWaiters ??= []).push(resolve));
   }
 
   private resolveExposed(outcome: TurnOutcome): void {
     const waiters = this.exposeWaiters;
-    this.exposeWaiters = [];
-    for (const w of waiters) w(outcome);
+    this.exposeWaiters = undefined;
+    if (waiters) for (const w of waiters) w(outcome);
   }
 
   /** The turn ended: wake everyone waiting and release the record. */
@@ -229,12 +257,16 @@ export class LiveTask {
     if (this.outcome) return;
     this.outcome = outcome;
     if (outcome.kind === 'message') {
-      this.deferred = [];
+      this.deferred = undefined;
       this.resolveExposed(outcome);
     }
     const waiters = this.turnWaiters;
-    this.turnWaiters = [];
-    for (const w of waiters) w(outcome);
-    this.settledResolve();
+    this.turnWaiters = undefined;
+    if (waiters) for (const w of waiters) w(outcome);
+    // Forgotten before anyone waiting for the task to settle runs (a chained `then` on a
+    // promise of its own cost every task a promise, a closure and a reaction).
+    this.indexedIn?.forget(this.indexKey);
+    this.indexedIn = undefined;
+    this.settledResolve?.();
   }
 }

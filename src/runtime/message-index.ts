@@ -6,11 +6,11 @@
  */
 import type { Message } from '../a2a/schemas.js';
 import type { TaskStore } from '../store/types.js';
-import type { LiveTask } from './live-task.js';
+import type { LiveTask, MessageIndexEntry } from './live-task.js';
 
 const keyOf = (scope: string, messageId: string): string => `${scope}\u0000${messageId}`;
 
-export class MessageIndex {
+export class MessageIndex implements MessageIndexEntry {
   private readonly inMemory = new Map<string, string>();
 
   constructor(private readonly store: TaskStore) {}
@@ -33,6 +33,11 @@ export class MessageIndex {
     const key = keyOf(scope, messageId);
     this.inMemory.set(key, live.id);
     live.messageKey = { scope, messageId };
-    void live.settled.then(() => this.inMemory.delete(key));
+    live.indexedAs(this, key);
+  }
+
+  /** The task that started with this key has left memory (LiveTask.finish). */
+  forget(key: string): void {
+    this.inMemory.delete(key);
   }
 }
