@@ -24,8 +24,10 @@ export class MessageIndex implements MessageIndexEntry {
     return owner === undefined ? scope : `${owner.length}:${owner}:${scope}`;
   }
 
-  async taskIdFor(scope: string, messageId: string): Promise<string | undefined> {
-    return this.inMemory.get(keyOf(scope, messageId)) ?? (await this.store.findTaskIdByMessage(scope, messageId));
+  /** Not async: the store's promise is handed on as it is (an async frame cost a promise and a hop). */
+  taskIdFor(scope: string, messageId: string): Promise<string | undefined> {
+    const known = this.inMemory.get(keyOf(scope, messageId));
+    return known !== undefined ? Promise.resolve(known) : this.store.findTaskIdByMessage(scope, messageId);
   }
 
   /** The message started this live task: known here now, in the store from its first write. */

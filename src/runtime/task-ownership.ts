@@ -43,7 +43,7 @@ export interface TaskOwnership {
    * The task is about to be stored in `state`, where other replicas can find it: from now on
    * it is held here, unless the state is final (nobody can continue, cancel or recover it).
    */
-  beforeStore(taskId: string, state: TaskState): Promise<void>;
+  beforeStore(taskId: string, state: TaskState): Promise<void> | undefined;
   /** Takes the task for a turn here; false if another replica keeps it. */
   claim(taskId: string): Promise<boolean>;
   /** Gives a claim up that led to no turn. */
@@ -65,7 +65,7 @@ abstract class OwnershipBase implements TaskOwnership {
   constructor(protected readonly deps: OwnershipDeps) {}
 
   abstract claimNew(taskId: string): void;
-  abstract beforeStore(taskId: string, state: TaskState): Promise<void>;
+  abstract beforeStore(taskId: string, state: TaskState): Promise<void> | undefined;
   abstract claim(taskId: string): Promise<boolean>;
   abstract unclaim(taskId: string): Promise<void>;
   abstract turnEnded(taskId: string): void;
@@ -138,7 +138,10 @@ abstract class OwnershipBase implements TaskOwnership {
 /** One process: a new id is free by construction and the live map says what runs. */
 class LocalOwnership extends OwnershipBase {
   claimNew(): void {}
-  async beforeStore(): Promise<void> {}
+  /** Nothing to wait for: no promise (a write would await one per task). */
+  beforeStore(): undefined {
+    return undefined;
+  }
   async claim(): Promise<boolean> {
     return true;
   }

@@ -189,7 +189,7 @@ export class TaskService {
       await this.writer.ensureVisible(live);
       return { kind: 'task', task: view };
     }
-    const outcome = await waitFor(live.waitTurnEnd(), this.opts.settings.blockingTimeout * 1000);
+    const outcome = await live.waitTurnEndWithin(this.opts.settings.blockingTimeout * 1000);
     if (outcome?.kind === 'message') return outcome;
     // A result the store could not keep is not acknowledged.
     if (outcome && live.unstored) throw a2aError('unavailable', 'the task ended but the task store could not record it');

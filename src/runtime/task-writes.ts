@@ -14,6 +14,8 @@ import { serializeOrFail } from './storable.js';
 import { taskView } from './task-views.js';
 import { sleep } from './wait.js';
 
+const toVoid = (): void => undefined;
+
 export class TaskWriter {
   /** Running tasks with a progress write due, and the ticker that writes them. */
   private readonly dirty = new Set<LiveTask>();
@@ -25,7 +27,7 @@ export class TaskWriter {
     private readonly logger: Logger,
     private readonly settings: Pick<Settings, 'progressFlushInterval' | 'storeRetryWindow'>,
     /** One process holds its tasks already; replicas take a new task's lease before storing it unfinished. */
-    private readonly ownership: Pick<TaskOwnership, 'beforeStore'> = { beforeStore: async () => {} },
+    private readonly ownership: Pick<TaskOwnership, 'beforeStore'> = { beforeStore: () => undefined },
   ) {}
 
   get pendingFlushes(): number {
@@ -94,7 +96,8 @@ export class TaskWriter {
       try {
         // Awaited inside the try: a store that throws at once is a failed write like any other.
         // Stored unfinished, the task is held here first (other replicas would take it for an orphan).
-        await this.ownership.beforeStore(live.id, snapshot.status.state);
+        const held = this.ownership.beforeStore(live.id, snapshot.status.state);
+        if (held) await held;
         await this.store.saveTask(snapshot, key, json, live.owner);
       } catch (err) {
         this.logger.error(failure, { taskId: live.id, state: snapshot.status.state, ...errorFields(err) });
@@ -103,7 +106,7 @@ export class TaskWriter {
       if (live.messageKey === key) live.messageKey = undefined;
       return true;
     });
-    live.writes = result.then(() => undefined);
+    live.writes = result.then(toVoid);
     return result;
   }
 

@@ -23,6 +23,9 @@ import type { Task } from '../a2a/schemas.js';
 import { carryTrace, traceTurnEnd, turnTransition, withTurn } from '../observe/turns.js';
 import { NO_METRICS, type Metrics } from '../observe/metrics.js';
 
+const isThenable = (value: unknown): value is PromiseLike<unknown> =>
+  typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
+
 const HANDLER_FAILED = 'The agent failed while handling this task.';
 const RUNTIME_FAILED = 'The server failed while handling this task; it was marked failed.';
 
@@ -65,20 +68,36 @@ export class TurnEffects {
     };
   }
 
-  /** One turn of the handler; it reports back to the machine with AGENT_DONE or AGENT_FAILED. */
-  async runTurn(taskId: string): Promise<void> {
+  /**
+   * One turn of the handler; it reports back to the machine with AGENT_DONE or AGENT_FAILED.
+   * A handler that returns without a promise (the echo agent) is reported on at once: no
+   * async frame and await hop for it.
+   */
+  runTurn(taskId: string): Promise<void> | undefined {
     const live = this.deps.live.get(taskId);
-    if (!live || live.phase === 'closed') return;
+    if (!live || live.phase === 'closed') return undefined;
     const context = createAgentContext(live, this.driver);
-    let settled: 'AGENT_DONE' | 'AGENT_FAILED' = 'AGENT_DONE';
-    let failure: Message | undefined;
     const started = performance.now();
+    let result: Promise<void> | void;
     try {
-      await withTurn(live, taskId, live.task.contextId, this.deps.logger, () => this.deps.agent.handler(context));
+      result = withTurn(live, taskId, live.task.contextId, this.deps.logger, () => this.deps.agent.handler(context));
     } catch (err) {
-      settled = 'AGENT_FAILED';
-      if (!live.cancelRequested) failure = this.failureOf(live, err);
+      this.turnSettled(live, started, true, err);
+      return undefined;
     }
+    if (!isThenable(result)) {
+      this.turnSettled(live, started, false, undefined);
+      return undefined;
+    }
+    return Promise.resolve(result).then(
+      () => this.turnSettled(live, started, false, undefined),
+      (err: unknown) => this.turnSettled(live, started, true, err),
+    );
+  }
+
+  private turnSettled(live: LiveTask, started: number, failed: boolean, err: unknown): void {
+    const settled = failed ? 'AGENT_FAILED' : 'AGENT_DONE';
+    const failure = failed && !live.cancelRequested ? this.failureOf(live, err) : undefined;
     this.metrics.turnDone((performance.now() - started) / 1000);
     // After a terminal call the machine has already left `working`: nothing to report.
     if (!live.accepts(settled)) return;
@@ -162,9 +181,7 @@ export class TurnEffects {
       // The turn's final event waits for the store (endTurn): nobody is told of an end that a
       // crash could still lose. After the machine has finished this transition (queueMicrotask
       // would cost an AsyncResource per task).
-      void Promise.resolve(live)
-        .then((l) => this.endTurn(l))
-        .catch((err: unknown) => this.turnBroke(live.id, err));
+      void Promise.resolve(live).then(this.endTurnLater);
       return;
     }
     this.publishStatus(live);
@@ -244,6 +261,11 @@ export class TurnEffects {
     const seq = this.deps.events.append(live.id, event);
     (live.task.metadata ??= {})[EVENT_SEQ_KEY] = seq;
   }
+
+  /** stateEntered's deferred endTurn: one function for every task, not two closures per task. */
+  private readonly endTurnLater = (live: LiveTask): void => {
+    this.endTurn(live).catch((err: unknown) => this.turnBroke(live.id, err));
+  };
 
   /** The turn ended (paused or terminal): one write of the full task, then the actor leaves. */
   private async endTurn(live: LiveTask): Promise<void> {
