@@ -11,6 +11,7 @@ import { nodeHandler, type NodeRequestHandler } from './http/node-server.js';
 import { setupDebug } from './debug/index.js';
 import { checkSkillSecurity, createAuthGate } from './auth/gate.js';
 import { createLogger, type Logger } from './log.js';
+import { applyHeapGrowth } from './heap-tuning.js';
 import { cardExtensions, checkExtensions } from './protocol/extensions.js';
 import { observeRoutes } from './observe/requests.js';
 import { createOperations } from './protocol/operations.js';
@@ -156,6 +157,8 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
   } = options;
   const settings = resolveSettings(overrides, env);
   const logger = givenLogger ?? createLogger(settings.logLevel);
+  // Process-wide, before the load: bounds the garbage V8 lets pile up between full collections.
+  applyHeapGrowth(settings.heapGrowthPercent);
   // Checked before anything opens: a declaration the card could not honour stops here.
   checkSkillSecurity(agent.card.skills, agent.auth);
   checkExtensions(agent.capabilities?.extensions);

@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { writeHeapSnapshot } from 'node:v8';
+import { getHeapSpaceStatistics, writeHeapSnapshot } from 'node:v8';
 import { createServer } from '../../src/index.js';
 import echoAgent from '../agents/echo-agent.js';
 import type { GeneratorCommand, GeneratorMessage } from '../lib/types.js';
@@ -49,10 +49,16 @@ const command: GeneratorCommand = {
   },
 };
 generator.send(command);
+/** Each V8 space's used/committed MB: which one holds the heap's headroom. */
+const spaces = (): string =>
+  getHeapSpaceStatistics()
+    .filter((s) => s.space_size >= 2 ** 20)
+    .map((s) => `${s.space_name.replace(/_space$/, '')} ${(s.space_used_size / 2 ** 20).toFixed(0)}/${(s.space_size / 2 ** 20).toFixed(0)}`)
+    .join(' ');
 const timer = setInterval(() => {
   const m = process.memoryUsage();
   process.stdout.write(
-    `rss ${(m.rss / 2 ** 20).toFixed(0)} heap ${(m.heapUsed / 2 ** 20).toFixed(0)}/${(m.heapTotal / 2 ** 20).toFixed(0)}\n`,
+    `rss ${(m.rss / 2 ** 20).toFixed(0)} heap ${(m.heapUsed / 2 ** 20).toFixed(0)}/${(m.heapTotal / 2 ** 20).toFixed(0)} ${spaces()}\n`,
   );
 }, 10_000);
 await new Promise((r) => setTimeout(r, seconds * 1000));

@@ -51,6 +51,8 @@ await serve(async () => {
     `front end ${server.frontEnd}`,
     ...(withAuth ? ['bearer auth'] : []),
     withMetrics ? 'metrics on' : 'metrics off',
+    // createServer sets V8's heap growth as `a2actor serve` does (src/heap-tuning.ts).
+    server.settings.heapGrowthPercent === 0 ? "V8's own heap growth" : `heap growth ${server.settings.heapGrowthPercent}%`,
   ];
   return { url: server.url, description: parts.join(', '), close: () => server.close() };
 });
