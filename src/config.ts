@@ -20,11 +20,12 @@ const list = z
 
 /**
  * See heapGrowthPercent. Bench SOAK (sqlite store, 7 min): V8's own factor peaked at 393.6 MB RSS
- * over a settled 171.9 (2.29x); 100% peaked at 269.5 over 189.0 (1.43x), at the same CPU per op.
- * 50% bounds the peak more (251 MB in 3 min) but costs W1 (memory store, whose live heap only
- * grows) ~15% CPU per task against ~8% for 100%: each full collection marks the whole live set.
+ * over a settled 171.9 (2.29x); 100% peaked at 269.5 / 271.6 over 189.0 / 186.4 (1.43x / 1.46x), at
+ * the same CPU per op. But W1 (memory store, whose live heap only grows) costs ~10% more CPU per
+ * task at 100% (~15% at 50%): each full collection marks the whole live set. A process-wide GC
+ * setting that slows the hot path is the operator's choice, not a default: V8's own factor stays.
  */
-const HEAP_GROWTH_DEFAULT = 100;
+const HEAP_GROWTH_DEFAULT = 0;
 
 const portNumber = z.coerce.number({ error: 'must be a port number (0-65535)' }).int().min(0).max(65535);
 

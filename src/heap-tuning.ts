@@ -4,7 +4,8 @@
  * more than a few GB, goes up to 4x: under the bench soak about 55 MB survive each mark-compact
  * and V8 waits until about 230 MB of old space before the next one, so RSS climbs with garbage
  * that nothing references. A fixed factor makes the full collections come sooner and the peak
- * stay near the live set; the measurements behind the default are in config.ts.
+ * stay near the live set. It is off by default (it costs the memory store CPU): config.ts has
+ * the measurements.
  *
  * V8 reads the flag at every full collection (it computes the next limit from it), so setting it
  * once the process runs is effective: test/e2e/heap-tuning.test.ts reads V8's own trace of the

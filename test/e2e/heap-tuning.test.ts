@@ -67,6 +67,7 @@ describe('heapGrowthPercent', () => {
   }, 30_000);
 
   it('takes 0 (V8 decides) or 10-300', () => {
+    expect(resolveSettings({}, {}).heapGrowthPercent).toBe(0); // off unless asked: it costs the memory store CPU
     expect(resolveSettings({}, { SERVICE_HEAP_GROWTH_PERCENT: '0' }).heapGrowthPercent).toBe(0);
     expect(resolveSettings({ heapGrowthPercent: 120 }, {}).heapGrowthPercent).toBe(120);
     expect(() => resolveSettings({}, { SERVICE_HEAP_GROWTH_PERCENT: '5' })).toThrow(/SERVICE_HEAP_GROWTH_PERCENT: use 0/);
