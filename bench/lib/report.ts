@@ -24,9 +24,39 @@ const fixed = (n: number | undefined, digits = 1): string => (n === undefined ? 
 const times = (n: number | undefined): string => (n === undefined ? '-' : `${n.toFixed(2)}x`);
 const percent = (n: number | undefined): string => (n === undefined ? '-' : `${Math.round(n * 100)}%`);
 
-function noteOf(row: Row): string {
+/** Issue 19's targets for ours (memory store) over the peer, and for memory growth. */
+const CPU_TARGETS: Readonly<Record<string, number>> = { W1: 0.45, W2: 0.45, W4: 0.5 };
+const MEMORY_TARGETS: Readonly<Record<string, number>> = { W5: 1.0, W9: 3.0 };
+/** The cluster's W1 CPU (replicas plus PostgreSQL and Redis) over single-process SQLite. */
+const CLUSTER_TARGET = 3;
+
+const mark = (met: boolean): string => (met ? ' ✓' : ' ✗');
+
+/** The target a row is held to and whether this run met it (none for rows without one). */
+export function targetOf(row: Row, rows: readonly Row[]): string | undefined {
+  if (row.outcome !== 'measured') return undefined;
+  const cpuTarget = CPU_TARGETS[row.workload];
+  if (row.server === 'memory' && cpuTarget !== undefined && row.cpuVsPeer !== undefined) {
+    return `target CPU x peer ≤ ${cpuTarget}x${mark(row.cpuVsPeer <= cpuTarget)}`;
+  }
+  const memoryTarget = MEMORY_TARGETS[row.workload];
+  if (row.server === 'memory' && memoryTarget !== undefined && row.memory) {
+    return `target ≤ ${memoryTarget.toFixed(1)} MB per 1,000${mark(row.memory.rssGrowthMbPer1k <= memoryTarget)}`;
+  }
+  if (row.server === 'cluster' && row.workload === 'W1' && row.cpuMicrosPerUnit !== undefined) {
+    const single = rows.find((r) => r.server === 'sqlite' && r.workload === 'W1' && r.outcome === 'measured')?.cpuMicrosPerUnit;
+    if (single === undefined || single <= 0) return undefined;
+    const ratio = (row.cpuMicrosPerUnit + (row.backendCpuMicrosPerUnit ?? 0)) / single;
+    return `replicas + PostgreSQL + Redis CPU ${ratio.toFixed(2)}x ours sqlite (target ≤ ${CLUSTER_TARGET}x)${mark(ratio <= CLUSTER_TARGET)}`;
+  }
+  return undefined;
+}
+
+function noteOf(row: Row, rows: readonly Row[]): string {
   if (row.outcome !== 'measured') return row.reason ?? row.outcome;
   const notes: string[] = [];
+  const target = targetOf(row, rows);
+  if (target) notes.push(target);
   if (row.firstEvent) notes.push(`first event p50 ${fixed(row.firstEvent.p50Ms, 2)} / p99 ${fixed(row.firstEvent.p99Ms, 2)} ms`);
   if (row.memory) {
     const m = row.memory;
@@ -108,7 +138,7 @@ export function formatTable(report: BenchReport): string {
       times(row.vsPeer),
       times(row.cpuVsPeer),
       percent(row.ofCeiling),
-      noteOf(row),
+      noteOf(row, report.rows),
     ]);
     previous = label;
   }

@@ -21,9 +21,33 @@ import { startGenerator, type ServerProcess } from '../../bench/lib/children.js'
 import { CLUSTER_POSTGRES_URL } from '../../bench/lib/cluster.js';
 import { OptionsError, parseOptions, type BenchOptions } from '../../bench/lib/options.js';
 import { formatProfile, summarizeProfile } from '../../bench/lib/profile.js';
-import { formatTable, writeReport } from '../../bench/lib/report.js';
-import { runSuite, soakMemory, type BenchReport } from '../../bench/lib/suite.js';
+import { formatTable, targetOf, writeReport } from '../../bench/lib/report.js';
+import { runSuite, soakMemory, type BenchReport, type Row } from '../../bench/lib/suite.js';
 import { pickOperation } from '../../bench/load/soak.js';
+
+describe('bench targets (issue 19)', () => {
+  const row = (fields: Partial<Row> & Pick<Row, 'workload' | 'server'>): Row =>
+    ({ title: '', outcome: 'measured', unit: 'task', ...fields }) as Row;
+
+  it('marks each CPU, memory and cluster target met or missed by this run', () => {
+    const sqlite = row({ workload: 'W1', server: 'sqlite', cpuMicrosPerUnit: 200 });
+    const rows = [sqlite];
+    expect(targetOf(row({ workload: 'W1', server: 'memory', cpuVsPeer: 0.62 }), rows)).toBe('target CPU x peer ≤ 0.45x ✗');
+    expect(targetOf(row({ workload: 'W2', server: 'memory', cpuVsPeer: 0.44 }), rows)).toBe('target CPU x peer ≤ 0.45x ✓');
+    expect(targetOf(row({ workload: 'W4', server: 'memory', cpuVsPeer: 0.5 }), rows)).toBe('target CPU x peer ≤ 0.5x ✓');
+    const w5 = row({
+      workload: 'W5',
+      server: 'memory',
+      memory: { tasks: 1, rssBeforeMb: 0, rssAfterMb: 0, rssGrowthMbPer1k: 1.02, heapGrowthMbPer1k: 0 },
+    });
+    expect(targetOf(w5, rows)).toBe('target ≤ 1.0 MB per 1,000 ✗');
+    const cluster = row({ workload: 'W1', server: 'cluster', cpuMicrosPerUnit: 210, backendCpuMicrosPerUnit: 190 });
+    expect(targetOf(cluster, rows)).toBe('replicas + PostgreSQL + Redis CPU 2.00x ours sqlite (target ≤ 3x) ✓');
+    expect(targetOf(cluster, [])).toBeUndefined();
+    expect(targetOf(row({ workload: 'W3', server: 'memory', cpuVsPeer: 0.1 }), rows)).toBeUndefined();
+    expect(targetOf(row({ workload: 'W1', server: 'peer' }), rows)).toBeUndefined();
+  });
+});
 
 describe('bench options', () => {
   it('defaults to every server and workload with windows that fit ten minutes', () => {
