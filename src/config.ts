@@ -18,15 +18,6 @@ const list = z
   .union([z.array(z.string()), z.string()])
   .transform((v) => (Array.isArray(v) ? v : v.split(',')).map((s) => s.trim().toLowerCase()).filter(Boolean));
 
-/**
- * See heapGrowthPercent. Bench SOAK (sqlite store, 7 min): V8's own factor peaked at 393.6 MB RSS
- * over a settled 171.9 (2.29x); 100% peaked at 269.5 / 271.6 over 189.0 / 186.4 (1.43x / 1.46x), at
- * the same CPU per op. But W1 (memory store, whose live heap only grows) costs ~10% more CPU per
- * task at 100% (~15% at 50%): each full collection marks the whole live set. A process-wide GC
- * setting that slows the hot path is the operator's choice, not a default: V8's own factor stays.
- */
-const HEAP_GROWTH_DEFAULT = 0;
-
 const portNumber = z.coerce.number({ error: 'must be a port number (0-65535)' }).int().min(0).max(65535);
 
 export const SettingsSchema = z.object({
@@ -103,14 +94,13 @@ export const SettingsSchema = z.object({
   shutdownGrace: num.min(0).default(10),
   /**
    * V8 runs its next full collection when the old generation has grown this much past what
-   * survived the last one (src/heap-tuning.ts); 0 leaves V8's own factor (up to 4x). Set once
-   * per process, by createServer.
+   * survived the last one (src/heap-tuning.ts); 0 leaves V8's own factor (up to 4x); `auto`
+   * chooses by store (heap-tuning.ts says why). Set once per process, by createServer.
    */
-  heapGrowthPercent: z.coerce
-    .number()
-    .int()
-    .refine((v) => v === 0 || (v >= 10 && v <= 300), "use 0 (V8's own) or 10-300")
-    .default(HEAP_GROWTH_DEFAULT),
+  heapGrowthPercent: z
+    .union([z.literal('auto'), z.coerce.number().int()])
+    .refine((v) => v === 'auto' || v === 0 || (v >= 10 && v <= 300), "use auto, 0 (V8's own) or 10-300")
+    .default('auto'),
   /**
    * Sign the agent card (README "Signed cards"): a private key as PEM text, JWK JSON text, or the
    * path of a file holding either. Never logged or served.

@@ -4,8 +4,14 @@
  * more than a few GB, goes up to 4x: under the bench soak about 55 MB survive each mark-compact
  * and V8 waits until about 230 MB of old space before the next one, so RSS climbs with garbage
  * that nothing references. A fixed factor makes the full collections come sooner and the peak
- * stay near the live set. It is off by default (it costs the memory store CPU): config.ts has
- * the measurements.
+ * stay near the live set.
+ *
+ * `auto` (the default) chooses by store. Measured (2 cores, `npm run bench`): the SQLite soak
+ * (7 min) peaked at 393.6 MB RSS over a settled 171.9 (2.29x) with V8's factor, and at 269.5 /
+ * 271.6 over 189.0 / 186.4 (1.43x / 1.46x) with 100%, at the same CPU per operation; W1 on SQLite
+ * cost the same either way (117.6 / 118.1 µs per task, medians of three alternated runs). On the
+ * memory store, whose live heap only grows (every task stays), each full collection marks all of
+ * it and 100% cost ~10% more CPU per W1 task: there V8's own factor stays.
  *
  * V8 reads the flag at every full collection (it computes the next limit from it), so setting it
  * once the process runs is effective: test/e2e/heap-tuning.test.ts reads V8's own trace of the
@@ -17,13 +23,22 @@ import { setFlagsFromString } from 'node:v8';
 /** V8's spelling; node also accepts underscores. */
 const NODE_FLAG = /^--heap[-_]growing[-_]percent(=|$)/;
 
+/** What `auto` applies with a store whose tasks leave the heap once stored (SQLite, PostgreSQL). */
+export const DURABLE_STORE_HEAP_GROWTH_PERCENT = 100;
+
 export type HeapGrowth =
   /** The factor is 1 + percent/100 from now on. */
   | 'applied'
-  /** `heapGrowthPercent: 0`: V8 keeps its own dynamic factor. */
+  /** `heapGrowthPercent: 0` (or `auto` with the memory store): V8 keeps its own dynamic factor. */
   | 'v8-default'
   /** Node was started with the flag: the operator's value stays. */
   | 'node-flag';
+
+/** The percent a setting stands for: `auto` is 0 (V8's own) for a store that keeps its tasks in the process. */
+export function heapGrowthPercentFor(setting: 'auto' | number, store: { readonly keepsTasksInProcess?: boolean }): number {
+  if (setting !== 'auto') return setting;
+  return store.keepsTasksInProcess ? 0 : DURABLE_STORE_HEAP_GROWTH_PERCENT;
+}
 
 export function applyHeapGrowth(percent: number, execArgv: readonly string[] = process.execArgv): HeapGrowth {
   if (execArgv.some((arg) => NODE_FLAG.test(arg))) return 'node-flag';

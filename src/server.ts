@@ -11,7 +11,7 @@ import { nodeHandler, type NodeRequestHandler } from './http/node-server.js';
 import { setupDebug } from './debug/index.js';
 import { checkSkillSecurity, createAuthGate } from './auth/gate.js';
 import { createLogger, type Logger } from './log.js';
-import { applyHeapGrowth } from './heap-tuning.js';
+import { applyHeapGrowth, heapGrowthPercentFor } from './heap-tuning.js';
 import { cardExtensions, checkExtensions } from './protocol/extensions.js';
 import { observeRoutes } from './observe/requests.js';
 import { createOperations } from './protocol/operations.js';
@@ -64,6 +64,11 @@ export interface A2AServer {
   /** Where /metrics is served: the server's own URL, or its own listener's (undefined: metrics off). */
   readonly metricsUrl: string | undefined;
   readonly settings: Settings;
+  /**
+   * The heap growth createServer set (src/heap-tuning.ts): the percent, 0 for V8's own factor,
+   * or `node-flag` when node was started with `--heap-growing-percent` (that value stays).
+   */
+  readonly heapGrowthPercent: number | 'node-flag';
   /** Which front end serves: `uws` (a native uWebSockets.js build), `node` (node:http), `none` (mounted only). */
   readonly frontEnd: FrontEndKind;
   /** The front end is native uWS (kept for earlier callers; see `frontEnd`). */
@@ -157,8 +162,6 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
   } = options;
   const settings = resolveSettings(overrides, env);
   const logger = givenLogger ?? createLogger(settings.logLevel);
-  // Process-wide, before the load: bounds the garbage V8 lets pile up between full collections.
-  applyHeapGrowth(settings.heapGrowthPercent);
   // Checked before anything opens: a declaration the card could not honour stops here.
   checkSkillSecurity(agent.card.skills, agent.auth);
   checkExtensions(agent.capabilities?.extensions);
@@ -188,6 +191,9 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
   } catch (err) {
     throw backendError('store', settings.store, err);
   }
+  // Process-wide, before the load: bounds the garbage V8 lets pile up between full collections.
+  const heapGrowthPercent = heapGrowthPercentFor(settings.heapGrowthPercent, store);
+  const heapGrowth = applyHeapGrowth(heapGrowthPercent);
   const events =
     eventLog ??
     (await openEventLog(settings, logger, metrics).catch(async (err: unknown) => {
@@ -315,6 +321,7 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
     store: store.description,
     events: coordinator.description,
     frontEnd,
+    heapGrowth: heapGrowth === 'applied' ? `${heapGrowthPercent}%` : heapGrowth,
     metrics: metricsUrl ?? (renderMetrics ? 'mounted app /metrics' : 'off'),
     capabilities,
     ...(signer ? { cardSigning: { alg: signer.alg, ...(signer.kid ? { kid: signer.kid } : {}) } } : {}),
@@ -328,6 +335,7 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
     port: http.port,
     metricsUrl,
     settings,
+    heapGrowthPercent: heapGrowth === 'node-flag' ? 'node-flag' : heapGrowthPercent,
     frontEnd: http.frontEnd,
     native: http.frontEnd === 'uws',
     service,

@@ -23,6 +23,10 @@ const withAuth = process.argv[5] === 'auth';
  */
 const withMetrics = process.argv[5] === 'metrics';
 
+/** What createServer did with V8's heap growth (src/heap-tuning.ts), for the report. */
+const heapGrowthLabel = (percent: number | 'node-flag'): string =>
+  percent === 'node-flag' ? "node's own --heap-growing-percent" : percent === 0 ? "V8's own heap growth" : `heap growth ${percent}%`;
+
 /** The store as the report names it: PostgreSQL's description leaves out the schema. */
 function storeOf(description: string): string {
   if (!/^postgres(ql)?:\/\//.test(store)) return description;
@@ -52,7 +56,7 @@ await serve(async () => {
     ...(withAuth ? ['bearer auth'] : []),
     withMetrics ? 'metrics on' : 'metrics off',
     // createServer sets V8's heap growth as `a2actor serve` does (src/heap-tuning.ts).
-    server.settings.heapGrowthPercent === 0 ? "V8's own heap growth" : `heap growth ${server.settings.heapGrowthPercent}%`,
+    heapGrowthLabel(server.heapGrowthPercent),
   ];
   return { url: server.url, description: parts.join(', '), close: () => server.close() };
 });

@@ -17,6 +17,7 @@ const stateCode = new Map<TaskState, number>(TASK_STATES.map((s, i) => [s, i]));
 
 export class MemoryTaskStore implements TaskStore {
   readonly description = 'memory';
+  readonly keepsTasksInProcess = true;
   /** Task id -> its slot in the columns below. */
   private readonly slots = new Map<string, number>();
   /** Per slot, the task's id and context id (the strings the maps above hold): its text leaves them out. */

@@ -40,6 +40,11 @@ export interface TaskPage {
 export interface TaskStore {
   /** Short description for the start-up log, e.g. `sqlite:./data/a2actor.db`. */
   readonly description: string;
+  /**
+   * Every stored task stays in this process's memory (the memory store), so the live heap grows
+   * with every task: src/heap-tuning.ts leaves V8's own heap growth to such a store.
+   */
+  readonly keepsTasksInProcess?: boolean;
   /** With `owner`, only a task that principal created (others read as absent, never as refused). */
   getTask(id: string, owner?: string): Promise<Task | undefined>;
   /**

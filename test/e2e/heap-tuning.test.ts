@@ -9,7 +9,13 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { resolveSettings } from '../../src/config.js';
+import { DURABLE_STORE_HEAP_GROWTH_PERCENT, heapGrowthPercentFor } from '../../src/heap-tuning.js';
+import { createServer } from '../../src/index.js';
+import echoAgent from '../../examples/echo-agent.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -17,7 +23,7 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const FORCE_GC = 'data:text/javascript,setInterval(()=>globalThis.gc(),100).unref()';
 
 /** The growing factors V8 printed after the CLI's start line, ~600 ms of forced collections. */
-async function factorsAfterStart(nodeFlags: string[], env: Record<string, string>): Promise<string[]> {
+async function factorsAfterStart(nodeFlags: string[], env: Record<string, string>, store = 'memory'): Promise<string[]> {
   const child = spawn(
     process.execPath,
     [
@@ -32,7 +38,7 @@ async function factorsAfterStart(nodeFlags: string[], env: Record<string, string
       'serve',
       'examples/echo-agent.ts',
       '--store',
-      'memory',
+      store,
       '--port',
       '0',
     ],
@@ -66,10 +72,56 @@ describe('heapGrowthPercent', () => {
     expect(new Set(factors)).toEqual(new Set(['1.4']));
   }, 30_000);
 
-  it('takes 0 (V8 decides) or 10-300', () => {
-    expect(resolveSettings({}, {}).heapGrowthPercent).toBe(0); // off unless asked: it costs the memory store CPU
+  it('by default gives a SQLite server a factor of 2.0 (100%)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'a2actor-heap-'));
+    try {
+      const factors = await factorsAfterStart([], {}, `sqlite:${join(dir, 'tasks.db')}`);
+      expect(factors.length).toBeGreaterThan(2);
+      expect(new Set(factors)).toEqual(new Set(['2.0']));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
+
+  it("by default leaves V8's own factor to the memory store (its heap grows with every task)", () => {
+    const memory = { keepsTasksInProcess: true };
+    const durable = {};
+    expect(heapGrowthPercentFor('auto', memory)).toBe(0);
+    expect(heapGrowthPercentFor('auto', durable)).toBe(DURABLE_STORE_HEAP_GROWTH_PERCENT);
+    expect(heapGrowthPercentFor(70, memory)).toBe(70);
+    expect(heapGrowthPercentFor(0, durable)).toBe(0);
+  });
+
+  it("a memory server started by default reports V8's own factor, a SQLite one 100%", async () => {
+    const memory = await createServer({ agent: echoAgent, port: 0, host: '127.0.0.1', store: 'memory', logLevel: 'silent', env: {} });
+    try {
+      expect(memory.heapGrowthPercent).toBe(0);
+    } finally {
+      await memory.close();
+    }
+    const dir = mkdtempSync(join(tmpdir(), 'a2actor-heap-'));
+    const sqlite = await createServer({
+      agent: echoAgent,
+      port: 0,
+      host: '127.0.0.1',
+      store: `sqlite:${join(dir, 'tasks.db')}`,
+      logLevel: 'silent',
+      env: {},
+    });
+    try {
+      expect(sqlite.heapGrowthPercent).toBe(DURABLE_STORE_HEAP_GROWTH_PERCENT);
+    } finally {
+      await sqlite.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('takes auto (the default), 0 (V8 decides) or 10-300', () => {
+    expect(resolveSettings({}, {}).heapGrowthPercent).toBe('auto');
+    expect(resolveSettings({}, { SERVICE_HEAP_GROWTH_PERCENT: 'auto' }).heapGrowthPercent).toBe('auto');
     expect(resolveSettings({}, { SERVICE_HEAP_GROWTH_PERCENT: '0' }).heapGrowthPercent).toBe(0);
     expect(resolveSettings({ heapGrowthPercent: 120 }, {}).heapGrowthPercent).toBe(120);
-    expect(() => resolveSettings({}, { SERVICE_HEAP_GROWTH_PERCENT: '5' })).toThrow(/SERVICE_HEAP_GROWTH_PERCENT: use 0/);
+    expect(() => resolveSettings({}, { SERVICE_HEAP_GROWTH_PERCENT: '5' })).toThrow(/SERVICE_HEAP_GROWTH_PERCENT: use auto, 0/);
+    expect(() => resolveSettings({}, { SERVICE_HEAP_GROWTH_PERCENT: 'big' })).toThrow(/SERVICE_HEAP_GROWTH_PERCENT/);
   });
 });
