@@ -89,8 +89,9 @@ export class MemoryTaskStore implements TaskStore {
     // A task never changes context: the slot's context id is the one it was created with.
     const contextId = this.contextOf[slot] as string;
     // The runtime's own task shapes take the fast packer; it leaves any other text to the reference.
-    const packed = this.packer.pack(text, task.id, contextId);
-    if (packed >= 0) this.texts.setBytes(slot, this.packer.bytes, packed);
+    const chunk = this.texts.beginWrite(slot, text.length);
+    const packed = this.packer.pack(text, task.id, contextId, chunk, this.texts.freeOffset);
+    if (packed >= 0) this.texts.commit(slot, packed);
     else this.texts.set(slot, packTask(text, task.id, contextId));
     this.count(state, +1);
     this.states[slot] = code;
