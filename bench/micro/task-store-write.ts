@@ -1,7 +1,7 @@
 /**
- * The memory store's write of a finished task, alone: `saveTask` of W1-shaped echo tasks (the
- * JSON handed over, as the runtime's final write does), and its parts (packing, the arena
- * write) for A/B of one change. CPU per task from process.cpuUsage over many tasks, five
+ * The memory store's write of a finished task, alone: the idempotency look-up and `saveTask` of
+ * W1-shaped echo tasks (a fresh UUID message id, the JSON handed over, as the runtime's final
+ * write does), and its parts (packing, the arena write) for A/B of one change. CPU per task from process.cpuUsage over many tasks, five
  * rounds, median printed; run it twice, or under callgrind for instruction counts.
  *
  * `node --import tsx bench/micro/task-store-write.ts [tasks per round] [part]`, part one of
@@ -17,7 +17,7 @@ const perRound = Number(process.argv[2] ?? '50000');
 const part = process.argv[3] ?? 'save';
 
 /** A finished W1 echo task, as the runtime builds it. */
-function echoTask(n: number, now: number): Task {
+function echoTask(now: number): Task {
   const id = newId();
   const contextId = newId();
   const at = (ms: number) => new Date(ms).toISOString();
@@ -27,7 +27,7 @@ function echoTask(n: number, now: number): Task {
     id,
     contextId,
     status: { state: 'completed', timestamp: at(now + 2) },
-    history: [{ kind: 'message', role: 'user', parts: [{ kind: 'text', text }], messageId: `m-${n}`, taskId: id, contextId }],
+    history: [{ kind: 'message', role: 'user', parts: [{ kind: 'text', text }], messageId: newId(), taskId: id, contextId }],
     metadata: {
       stateTransitions: [
         { state: 'submitted', timestamp: at(now) },
@@ -40,7 +40,6 @@ function echoTask(n: number, now: number): Task {
   } as Task;
 }
 
-let seq = 0;
 const store = new MemoryTaskStore();
 const arena = new TextArena();
 let slot = 0;
@@ -49,7 +48,7 @@ let sink = 0;
 /** One round: builds the inputs first (not measured), then times `perRound` writes. */
 async function round(): Promise<number> {
   const now = Date.now();
-  const tasks = Array.from({ length: perRound }, () => echoTask(seq++, now));
+  const tasks = Array.from({ length: perRound }, () => echoTask(now));
   const jsons = tasks.map((t) => JSON.stringify(t));
   const start = process.cpuUsage();
   for (let i = 0; i < perRound; i++) {
@@ -57,7 +56,12 @@ async function round(): Promise<number> {
     const json = jsons[i] as string;
     if (part === 'pack') sink += packTask(json, task.id, task.contextId).length;
     else if (part === 'arena') arena.set(slot++, json);
-    else await store.saveTask(task, { scope: '', messageId: `m-${seq + i}` }, json);
+    else {
+      // As the runtime does for a new message: the idempotency look-up, then the final write.
+      const messageId = (task.history?.[0]?.messageId ?? '') as string;
+      if ((await store.findTaskIdByMessage('', messageId)) !== undefined) throw new Error('message seen twice');
+      await store.saveTask(task, { scope: '', messageId }, json);
+    }
   }
   const used = process.cpuUsage(start);
   return ((used.user + used.system) * 1000) / perRound;

@@ -7,7 +7,7 @@
  */
 import type { Task, TaskState } from '../a2a/schemas.js';
 import { TASK_STATES } from '../../machines/task.machine.js';
-import { withRoom } from './columns.js';
+import { timeOf, withRoom } from './columns.js';
 import { TaskPacker } from './task-packer.js';
 import { packTask, unpackTask } from './task-text.js';
 import { TextArena } from './text-arena.js';
@@ -32,8 +32,8 @@ export class MemoryTaskStore implements TaskStore {
   private times: Float64Array<ArrayBuffer> = new Float64Array(1024);
   /** Task ids in ascending order (UUID v7 are created in order). */
   private readonly order: string[] = [];
-  /** Tasks per state (for counts). */
-  private readonly stateCounts = new Map<TaskState, number>();
+  /** Tasks per state (for counts), by index into TASK_STATES. */
+  private readonly stateCounts: number[] = TASK_STATES.map(() => 0);
   /**
    * Ids per context, ascending (a task never changes context). Most contexts hold one task, so
    * a lone id is kept as itself, not as an array (an array per task costs ~150 bytes).
@@ -42,7 +42,13 @@ export class MemoryTaskStore implements TaskStore {
   /** Owner per slot and ids per owner, ascending: written only for tasks created with auth on. */
   private readonly owners = new Map<number, string>();
   private readonly byOwner = new Map<string, string[]>();
-  private readonly messages = new Map<string, string>();
+  /**
+   * Idempotency records, by message id: the task when the message's scope is '' (no task, no
+   * context, no auth: most first messages), else `[scope, task, scope, task, …]`. Keyed by the
+   * message id as it came, not by scope and id joined: no key string is built and hashed per
+   * look-up or write, and none is held per task.
+   */
+  private readonly messages = new Map<string, string | string[]>();
   private readonly pushConfigs = new Map<string, StoredPushConfig[]>();
 
   async getTask(id: string, owner?: string): Promise<Task | undefined> {
@@ -53,10 +59,6 @@ export class MemoryTaskStore implements TaskStore {
 
   private parse(slot: number): Task {
     return JSON.parse(unpackTask(this.texts.get(slot), this.idOf[slot] as string, this.contextOf[slot] as string)) as Task;
-  }
-
-  private stateAt(slot: number): TaskState {
-    return TASK_STATES[this.states[slot] as number] as TaskState;
   }
 
   async saveTask(task: Task, messageKey?: MessageKey, json?: string, owner?: string): Promise<void> {
@@ -85,21 +87,18 @@ export class MemoryTaskStore implements TaskStore {
         else this.byOwner.set(owner, [task.id]);
       }
     } else {
-      this.count(this.stateAt(slot), -1);
+      (this.stateCounts[this.states[slot] as number] as number)--;
     }
     // A task never changes context: the slot's context id is the one it was created with.
     const contextId = this.contextOf[slot] as string;
     // The runtime's own task shapes take the fast packer; it leaves any other text to the reference.
-    const packed = this.packer.pack(text, task.id, contextId);
-    if (packed >= 0) this.texts.setBytes(slot, this.packer.bytes, packed);
+    const chunk = this.texts.beginWrite(slot, text.length);
+    const packed = this.packer.pack(text, task.id, contextId, chunk, this.texts.freeOffset);
+    if (packed >= 0) this.texts.commit(slot, packed);
     else this.texts.set(slot, packTask(text, task.id, contextId));
-    this.count(state, +1);
+    (this.stateCounts[code] as number)++;
     this.states[slot] = code;
-    this.times[slot] = Date.parse(task.status.timestamp);
-  }
-
-  private count(state: TaskState, delta: number): void {
-    this.stateCounts.set(state, (this.stateCounts.get(state) ?? 0) + delta);
+    this.times[slot] = timeOf(task.status.timestamp);
   }
 
   private makeRoom(slot: number): void {
@@ -149,7 +148,8 @@ export class MemoryTaskStore implements TaskStore {
     // `source` is a context's ids, else an owner's, else all: with no other filter, all of it matches.
     if (unnarrowed && (query.contextId === undefined || query.owner === undefined)) return source.length;
     const everyTask = query.contextId === undefined && query.owner === undefined;
-    if (everyTask && query.status !== undefined && query.statusTimestampAfter === undefined) return this.stateCounts.get(query.status) ?? 0;
+    if (everyTask && query.status !== undefined && query.statusTimestampAfter === undefined)
+      return this.stateCounts[stateCode.get(query.status) as number] ?? 0;
     if (everyTask) {
       // All tasks: the slots are the columns' indexes, no id lookups needed.
       let n = 0;
@@ -170,13 +170,19 @@ export class MemoryTaskStore implements TaskStore {
   }
 
   async findTaskIdByMessage(scope: string, messageId: string): Promise<string | undefined> {
-    return this.messages.get(`${scope}\u0000${messageId}`);
+    const known = this.messages.get(messageId);
+    if (known === undefined || typeof known === 'string') return scope === '' ? known : undefined;
+    for (let i = 0; i < known.length; i += 2) if (known[i] === scope) return known[i + 1];
+    return undefined;
   }
 
   private rememberMessage({ scope, messageId }: MessageKey, taskId: string): void {
     // The first task a message produced stays its answer (idempotency).
-    const key = `${scope}\u0000${messageId}`;
-    if (!this.messages.has(key)) this.messages.set(key, taskId);
+    const known = this.messages.get(messageId);
+    if (known === undefined) this.messages.set(messageId, scope === '' ? taskId : [scope, taskId]);
+    else if (typeof known === 'string') {
+      if (scope !== '') this.messages.set(messageId, ['', known, scope, taskId]);
+    } else if (!known.some((s, i) => i % 2 === 0 && s === scope)) known.push(scope, taskId);
   }
 
   async savePushConfig(taskId: string, config: StoredPushConfig): Promise<void> {

@@ -6,8 +6,8 @@
  * the order JSON.stringify writes them, so each fragment is checked once with startsWith where
  * it must be, and only free string values are searched (for their closing quote).
  *
- * The text is written as bytes first (one native write) and compacted in place: no string is
- * built. It gives the reference packer's bytes whenever both accept the text (a state word or a
+ * The text is written as bytes first (one native write, straight into the memory store's arena
+ * where it is kept) and compacted in place there: no string is built and nothing is copied. It gives the reference packer's bytes whenever both accept the text (a state word or a
  * fragment inside a free value is the only difference: the reference packs those too, this
  * leaves them); anything else (another shape, non-ASCII text) answers -1 and the caller packs
  * with the reference. Exactness does not depend on the walk: every code replaces exactly the
@@ -39,11 +39,14 @@ const STATUS_MESSAGE = fragment('"message":{"kind":"message","role":"agent"');
 const STATES = ['input-required', 'completed', 'working', 'submitted'].map(fragment);
 
 const QUOTE = 0x22;
+const EMPTY = Buffer.alloc(0);
 const BACKSLASH = 0x5c;
 
 export class TaskPacker {
-  /** The packed bytes of the last successful `pack`, from offset 0. */
-  bytes: Buffer = Buffer.allocUnsafeSlow(4096);
+  /** Where `pack` writes: its caller's buffer, held only during the call. */
+  private bytes: Buffer = EMPTY;
+  /** The byte the text's first character is written to. */
+  private base = 0;
   private json = '';
   private taskId = '';
   private contextId = '';
@@ -51,27 +54,34 @@ export class TaskPacker {
   private pos = 0;
   /** First character read but not yet copied (the raw text since the last code). */
   private from = 0;
-  /** Next byte to write; never past `from`, so the compaction can work in place. */
+  /** Next byte to write (absolute); never past `base + from`, so the compaction can work in place. */
   private dst = 0;
 
-  /** Packs `json` into `bytes` and returns its length, or -1 if this is not a shape it knows. */
-  pack(json: string, taskId: string, contextId: string): number {
+  /**
+   * Packs `json` into `into` from byte `at` (which needs room for `json.length` bytes: the text
+   * is written there whole, then compacted in place) and returns the packed length, or -1 if this
+   * is not a shape it knows (the bytes from `at` are then garbage).
+   */
+  pack(json: string, taskId: string, contextId: string, into: Buffer, at: number): number {
     const length = json.length;
     // One byte per character is what lets the walk's positions index the bytes.
     if (Buffer.byteLength(json, 'utf8') !== length) return -1;
-    if (this.bytes.length < length) this.bytes = Buffer.allocUnsafeSlow(Math.max(length, this.bytes.length * 2));
-    this.bytes.write(json, 0, length, 'latin1');
+    if (at + length > into.length) throw new Error('task packer: no room for the text');
+    into.write(json, at, length, 'latin1');
+    this.bytes = into;
+    this.base = at;
     this.json = json;
     this.taskId = taskId;
     this.contextId = contextId;
     this.pos = 0;
     this.from = 0;
-    this.dst = 0;
-    const known = this.task();
+    this.dst = at;
+    const known = this.task() && this.pos === length;
+    if (known) this.copyRaw();
+    // Neither the caller's buffer nor its text is held past the call.
     this.json = '';
-    if (!known || this.pos !== length) return -1;
-    this.copyRaw();
-    return this.dst;
+    this.bytes = EMPTY;
+    return known ? this.dst - at : -1;
   }
 
   private task(): boolean {
@@ -201,8 +211,9 @@ export class TaskPacker {
 
   private copyRaw(): void {
     const bytes = this.bytes;
+    const base = this.base;
     let dst = this.dst;
-    for (let i = this.from; i < this.pos; i++) bytes[dst++] = bytes[i] as number;
+    for (let i = this.from; i < this.pos; i++) bytes[dst++] = bytes[base + i] as number;
     this.dst = dst;
     this.from = this.pos;
   }

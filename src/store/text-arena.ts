@@ -15,7 +15,7 @@ const MIN_COMPACT_BYTES = 8 << 20;
 export class TextArena {
   private chunks: Buffer[] = [];
   /** Free space starts here in the last chunk. */
-  private offset = CHUNK_BYTES;
+  private offset = 0;
   private chunkOf: Uint32Array<ArrayBuffer> = new Uint32Array(1024);
   private offsetOf: Uint32Array<ArrayBuffer> = new Uint32Array(1024);
   /** Byte length; 0 means the slot holds no text. */
@@ -31,11 +31,33 @@ export class TextArena {
     this.write(slot, length, (chunk, at) => chunk.write(text, at, length, 'utf8'));
   }
 
-  /** Stores the first `length` bytes of `source` (UTF-8) in `slot`: a text already encoded. */
-  setBytes(slot: number, source: Buffer, length: number): void {
+  /**
+   * Empties `slot` and returns the chunk its next text goes into, with room for `maxLength`
+   * bytes from `freeOffset`: the caller writes the text there and then calls `commit` (nothing
+   * else may write to the arena in between). The memory store's packer compacts a task's text
+   * in place there, so the text is written once, not packed elsewhere and copied.
+   */
+  beginWrite(slot: number, maxLength: number): Buffer {
     this.makeRoom(slot);
     this.release(slot);
-    this.write(slot, length, (chunk, at) => source.copy(chunk, at, 0, length));
+    return this.room(maxLength);
+  }
+
+  /** Where `beginWrite`'s caller writes. */
+  get freeOffset(): number {
+    return this.offset;
+  }
+
+  /** Records the `length` bytes written at `freeOffset` of `beginWrite`'s chunk as `slot`'s text. */
+  commit(slot: number, length: number): void {
+    if (length === 0) throw new Error('text arena: empty text');
+    const chunk = this.chunks[this.chunks.length - 1];
+    if (!chunk || this.offset + length > chunk.length) throw new Error('text arena: commit past the room begun');
+    this.chunkOf[slot] = this.chunks.length - 1;
+    this.offsetOf[slot] = this.offset;
+    this.lengthOf[slot] = length;
+    this.offset += length;
+    this.liveBytes += length;
   }
 
   get(slot: number): string {
@@ -63,27 +85,28 @@ export class TextArena {
   /** Reserves `length` bytes for `slot` and lets `fill` write them. */
   private write(slot: number, length: number, fill: (chunk: Buffer, at: number) => void): void {
     if (length === 0) throw new Error('text arena: empty text');
-    if (this.offset + length > CHUNK_BYTES || this.chunks.length === 0) {
-      // The rest of the current chunk is too small: it stays unused (dead).
-      if (this.chunks.length > 0) this.deadBytes += CHUNK_BYTES - this.offset;
-      this.chunks.push(Buffer.allocUnsafeSlow(Math.max(CHUNK_BYTES, length)));
-      this.offset = 0;
-    }
-    const index = this.chunks.length - 1;
-    fill(this.chunks[index] as Buffer, this.offset);
-    this.chunkOf[slot] = index;
-    this.offsetOf[slot] = this.offset;
-    this.lengthOf[slot] = length;
-    // A text larger than a chunk got a chunk of its own, which is then full.
-    this.offset = length > CHUNK_BYTES ? CHUNK_BYTES : this.offset + length;
-    this.liveBytes += length;
+    fill(this.room(length), this.offset);
+    this.commit(slot, length);
+  }
+
+  /** The last chunk, with `length` free bytes from `offset` (a new chunk when it has not). */
+  private room(length: number): Buffer {
+    const last = this.chunks[this.chunks.length - 1];
+    if (last && this.offset + length <= last.length) return last;
+    // The rest of the current chunk is too small: it stays unused (dead).
+    if (last) this.deadBytes += last.length - this.offset;
+    // A text larger than a chunk gets a chunk of its own.
+    const chunk = Buffer.allocUnsafeSlow(Math.max(CHUNK_BYTES, length));
+    this.chunks.push(chunk);
+    this.offset = 0;
+    return chunk;
   }
 
   /** Copies every live text into fresh chunks and lets the old ones go. */
   private compact(): void {
     const old = this.chunks;
     this.chunks = [];
-    this.offset = CHUNK_BYTES;
+    this.offset = 0;
     this.liveBytes = 0;
     this.deadBytes = 0;
     for (let slot = 0; slot < this.lengthOf.length; slot++) {

@@ -128,6 +128,28 @@ export function storeContract(name: string, open: () => Promise<{ store: TaskSto
       await store.close();
     });
 
+    it('keeps one message id apart per scope, the unscoped one included, each with its first task', async () => {
+      const { store } = await open();
+      const [a, b, c, d, e] = Array.from({ length: 5 }, () => task('completed'));
+      await store.saveTask(a as Task, { scope: 'ctx-1', messageId: 'same' });
+      expect(await store.findTaskIdByMessage('', 'same')).toBeUndefined();
+      await store.saveTask(b as Task, { scope: '', messageId: 'same' });
+      await store.saveTask(c as Task, { scope: 'ctx-2', messageId: 'same' });
+      await store.saveTask(d as Task, { scope: '', messageId: 'same' });
+      await store.saveTask(e as Task, { scope: 'ctx-2', messageId: 'same' });
+      await store.saveTask(e as Task, { scope: '', messageId: 'unscoped' });
+      await store.saveTask(d as Task, { scope: 'ctx-3', messageId: 'unscoped' });
+      expect(await store.findTaskIdByMessage('ctx-1', 'same')).toBe(a?.id);
+      expect(await store.findTaskIdByMessage('', 'same')).toBe(b?.id);
+      expect(await store.findTaskIdByMessage('ctx-2', 'same')).toBe(c?.id);
+      expect(await store.findTaskIdByMessage('ctx-4', 'same')).toBeUndefined();
+      expect(await store.findTaskIdByMessage('', 'unscoped')).toBe(e?.id);
+      expect(await store.findTaskIdByMessage('ctx-3', 'unscoped')).toBe(d?.id);
+      expect(await store.findTaskIdByMessage('ctx-1', 'unscoped')).toBeUndefined();
+      expect(await store.findTaskIdByMessage('', 'never')).toBeUndefined();
+      await store.close();
+    });
+
     it('keeps push configs per task in creation order; same id updates in place', async () => {
       const { store } = await open();
       await store.savePushConfig('t1', { id: 'a', url: 'https://a.example.com/hook' });

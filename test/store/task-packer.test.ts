@@ -61,9 +61,13 @@ const plainText = (n: number) =>
 const oddText = (n: number) =>
   [`"${id}" ,"contextId": completed`, 'héllo wörld ✓ 😀', '\\"}],"messageId":"', '\u0001 raw control', 'submitted'][n % 5] as string;
 
+/** Packs at an offset into a buffer with bytes around it: the packer must touch only its own. */
 function packed(packer: TaskPacker, json: string): string | undefined {
-  const length = packer.pack(json, id, contextId);
-  return length < 0 ? undefined : packer.bytes.toString('utf8', 0, length);
+  const at = 7;
+  const into = Buffer.alloc(at + json.length + 5, '#');
+  const length = packer.pack(json, id, contextId, into, at);
+  if (length >= 0) expect(into.toString('latin1', 0, at) + into.toString('latin1', at + json.length)).toBe('#'.repeat(at + 5));
+  return length < 0 ? undefined : into.toString('utf8', at, at + length);
 }
 
 describe('fast task packer', () => {
@@ -100,12 +104,13 @@ describe('fast task packer', () => {
       { kind: 'task' },
     ];
     for (const other of others) expect(packed(packer, JSON.stringify(other))).toBeUndefined();
-    expect(packer.pack(`${JSON.stringify(base)} `, id, contextId)).toBe(-1);
+    expect(packed(packer, `${JSON.stringify(base)} `)).toBeUndefined();
   });
 
-  it('grows its buffer for a large task', () => {
+  it('packs a large task, and refuses a buffer without room for the whole text', () => {
     const packer = new TaskPacker();
     const json = JSON.stringify(runtimeTask(0, () => 'y'.repeat(100_000)));
     expect(unpackTask(packed(packer, json) as string, id, contextId)).toBe(json);
+    expect(() => packer.pack(json, id, contextId, Buffer.alloc(json.length), 1)).toThrow(/no room/);
   });
 });

@@ -34,6 +34,27 @@ describe('TextArena', () => {
     expect(chunks).toBeLessThan(16);
   });
 
+  it('takes a text written in place at its free offset, in a new chunk when the current one has no room', () => {
+    const arena = new TextArena();
+    const put = (slot: number, text: string, room = text.length) => {
+      const chunk = arena.beginWrite(slot, room);
+      chunk.write(text, arena.freeOffset, 'latin1');
+      arena.commit(slot, text.length);
+    };
+    put(0, 'first');
+    const filler = 'f'.repeat((1 << 20) - 100);
+    put(1, filler);
+    // 99 bytes are left in the chunk: room for 200 asked, 10 used, goes to a new chunk.
+    put(2, 'next chunk', 200);
+    put(3, 'z'.repeat(3 << 20));
+    put(0, 'replaced');
+    expect([0, 1, 2, 3].map((slot) => arena.get(slot))).toEqual(['replaced', filler, 'next chunk', 'z'.repeat(3 << 20)]);
+    expect(arena.stats().chunks).toBe(4);
+    expect(arena.stats().liveBytes).toBe(8 + filler.length + 10 + (3 << 20));
+    arena.beginWrite(4, 10);
+    expect(() => arena.commit(4, 2 << 20)).toThrow(/past the room/);
+  });
+
   it('refuses to read a slot it never stored', () => {
     const arena = new TextArena();
     arena.set(0, 'a');
