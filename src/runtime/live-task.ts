@@ -10,7 +10,7 @@ import type { Caller } from '../auth/types.js';
 import type { Message, Task } from '../a2a/schemas.js';
 import type { MessageKey } from '../store/types.js';
 import { NO_STRINGS } from '../a2a/empty.js';
-import { deadlineQueue, expiryOf } from './wait.js';
+import { waitWithin } from './wait.js';
 
 /** What the request that started a turn asked for besides its message (each empty by default). */
 export interface TurnOptions {
@@ -240,20 +240,10 @@ export class LiveTask {
     return new Promise((resolve) => (this.turnWaiters ??= []).push(resolve));
   }
 
-  /**
-   * `waitFor(waitTurnEnd(), ms)` in one promise (a blocking send's wait): undefined after `ms`.
-   * The waiter drops the deadline itself, which saves a promise, a reaction and two closures.
-   */
+  /** `waitFor(waitTurnEnd(), ms)` in one promise (a blocking send's wait): undefined after `ms`. */
   waitTurnEndWithin(ms: number): Promise<TurnOutcome | undefined> {
     if (this.outcome) return Promise.resolve(this.outcome);
-    const waits = deadlineQueue(ms);
-    return new Promise((resolve) => {
-      const deadline = waits.add(expiryOf(resolve));
-      (this.turnWaiters ??= []).push((outcome) => {
-        waits.cancel(deadline);
-        resolve(outcome);
-      });
-    });
+    return waitWithin<TurnOutcome>((settle) => (this.turnWaiters ??= []).push(settle), ms);
   }
 
   /** Resolves when the task is exposed, or with the direct reply that replaced it. */

@@ -13,27 +13,34 @@ export function sleep(ms: number, opts: { unref?: boolean } = {}): Promise<void>
 const queues = new Map<number, DeadlineQueue>();
 
 /** The queue of every wait that lasts `ms`. */
-export function deadlineQueue(ms: number): DeadlineQueue {
+function deadlineQueue(ms: number): DeadlineQueue {
   let queue = queues.get(ms);
   if (!queue) queues.set(ms, (queue = new DeadlineQueue(ms)));
   return queue;
 }
 
 /**
- * A deadline that resolves `resolve` with undefined: `resolve` itself is the expiry (the queue
- * calls it with no argument), so a wait costs no closure for it.
+ * Registers `settle` with whatever is awaited, to be called (once) with its value; it may be
+ * called with undefined when the awaited thing fails.
  */
-export const expiryOf = (resolve: (value: undefined) => void): (() => void) => resolve as () => void;
+export type Waiter<T> = (settle: (value: T | undefined) => void) => void;
 
-/** Resolves with the promise's value, or undefined after `ms` (or if it rejects); the deadline is dropped either way. */
-export function waitFor<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+/**
+ * What `register`'s callback is called with, or undefined after `ms`; the deadline is dropped
+ * either way. One promise per wait: the callback resolves it directly, and the deadline's expiry
+ * is `resolve` itself (the queue calls it with no argument), so no closure is made for it.
+ */
+export function waitWithin<T>(register: Waiter<T>, ms: number): Promise<T | undefined> {
   const waits = deadlineQueue(ms);
   return new Promise((resolve) => {
-    const deadline = waits.add(expiryOf(resolve));
-    const settle = (value: T | undefined): void => {
+    const deadline = waits.add(resolve as () => void);
+    register((value) => {
       waits.cancel(deadline);
       resolve(value);
-    };
-    promise.then(settle, () => settle(undefined));
+    });
   });
 }
+
+/** Resolves with the promise's value, or undefined after `ms` (or if it rejects). */
+export const waitFor = <T>(promise: Promise<T>, ms: number): Promise<T | undefined> =>
+  waitWithin<T>((settle) => void promise.then(settle, () => settle(undefined)), ms);

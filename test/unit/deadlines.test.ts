@@ -1,7 +1,9 @@
 /** One queue and one timer for waits of one length (src/runtime/deadlines.ts, wait.ts). */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DeadlineQueue } from '../../src/runtime/deadlines.js';
-import { waitFor } from '../../src/runtime/wait.js';
+import { waitFor, waitWithin } from '../../src/runtime/wait.js';
+import { LiveTask } from '../../src/runtime/live-task.js';
+import type { Message, Task } from '../../src/a2a/schemas.js';
 
 afterEach(() => {
   vi.useRealTimers();
@@ -63,5 +65,62 @@ describe('waitFor', () => {
     expect(await waitFor(Promise.resolve(7), 1000)).toBe(7);
     expect(await waitFor(Promise.reject(new Error('x')), 1000)).toBeUndefined();
     expect(await waitFor(new Promise<number>(() => {}), 20)).toBeUndefined();
+  });
+});
+
+describe('waitWithin', () => {
+  it('resolves with what the registered callback gets, and drops the deadline so no timer is left', async () => {
+    vi.useFakeTimers();
+    let settle: ((value: string | undefined) => void) | undefined;
+    const waiting = waitWithin<string>((s) => (settle = s), 1000);
+    expect(vi.getTimerCount()).toBe(1);
+    settle?.('done');
+    expect(vi.getTimerCount()).toBe(0);
+    expect(await waiting).toBe('done');
+  });
+
+  it('resolves with undefined at the deadline, and a late callback changes nothing', async () => {
+    vi.useFakeTimers();
+    let settle: ((value: string | undefined) => void) | undefined;
+    let result: string | undefined = 'pending';
+    void waitWithin<string>((s) => (settle = s), 1000).then((value) => (result = value));
+    await vi.advanceTimersByTimeAsync(999);
+    expect(result).toBe('pending');
+    await vi.advanceTimersByTimeAsync(1);
+    expect(result).toBeUndefined();
+    settle?.('late');
+    await vi.advanceTimersByTimeAsync(0);
+    expect(result).toBeUndefined();
+    expect(vi.getTimerCount()).toBe(0);
+  });
+});
+
+describe("a blocking send's wait for the end of the turn", () => {
+  const message: Message = { kind: 'message', role: 'user', messageId: 'm', parts: [{ kind: 'text', text: 'hi' }] };
+  const task: Task = { kind: 'task', id: 't', contextId: 'c', status: { state: 'working', timestamp: new Date().toISOString() } };
+  const live = () => new LiveTask(task, message, { firstTurn: true, mode: 'progress' });
+
+  it('gets the outcome when the turn ends first, and leaves no timer', async () => {
+    vi.useFakeTimers();
+    const running = live();
+    const waiting = running.waitTurnEndWithin(1000);
+    running.finish({ kind: 'task' });
+    expect(vi.getTimerCount()).toBe(0);
+    expect(await waiting).toEqual({ kind: 'task' });
+    expect(await running.waitTurnEndWithin(1000)).toEqual({ kind: 'task' });
+  });
+
+  it('gets undefined at the deadline while the turn goes on', async () => {
+    vi.useFakeTimers();
+    const running = live();
+    let result: unknown = 'pending';
+    void running.waitTurnEndWithin(1000).then((outcome) => (result = outcome));
+    await vi.advanceTimersByTimeAsync(999);
+    expect(result).toBe('pending');
+    await vi.advanceTimersByTimeAsync(1);
+    expect(result).toBeUndefined();
+    running.finish({ kind: 'task' });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(result).toBeUndefined();
   });
 });
