@@ -9,15 +9,36 @@ export function sleep(ms: number, opts: { unref?: boolean } = {}): Promise<void>
   });
 }
 
-/** One queue (and one timer) per wait length: the runtime uses a few fixed ones (deadlines.ts says why). */
+/**
+ * One queue (and one timer) per wait length: the runtime uses a few, from fixed settings
+ * (deadlines.ts says why). Every wait holds on to its own queue, so a queue dropped from here
+ * still expires the waits it has and is then collected: the map is only where new waits find a
+ * queue, and is kept to a few lengths so that many distinct lengths (servers with different
+ * settings in one process, say) do not pile up empty queues for good.
+ */
 const queues = new Map<number, DeadlineQueue>();
+const MAX_QUEUES = 8;
 
-/** The queue of every wait that lasts `ms`. */
+/** The queue for new waits that last `ms`. */
 function deadlineQueue(ms: number): DeadlineQueue {
   let queue = queues.get(ms);
-  if (!queue) queues.set(ms, (queue = new DeadlineQueue(ms)));
+  if (!queue) {
+    if (queues.size >= MAX_QUEUES) dropAQueue();
+    queues.set(ms, (queue = new DeadlineQueue(ms)));
+  }
   return queue;
 }
+
+/** Drops a queue with no wait pending, else the oldest (its waits still expire on time). */
+function dropAQueue(): void {
+  for (const [ms, queue] of queues) {
+    if (queue.idle) return void queues.delete(ms);
+  }
+  for (const ms of queues.keys()) return void queues.delete(ms);
+}
+
+/** How many wait lengths have a queue kept for new waits (for tests). */
+export const keptQueues = (): number => queues.size;
 
 /**
  * Registers `settle` with whatever is awaited, to be called (once) with its value; it may be

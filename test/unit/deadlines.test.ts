@@ -1,7 +1,7 @@
 /** One queue and one timer for waits of one length (src/runtime/deadlines.ts, wait.ts). */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DeadlineQueue } from '../../src/runtime/deadlines.js';
-import { waitFor, waitWithin } from '../../src/runtime/wait.js';
+import { keptQueues, waitFor, waitWithin } from '../../src/runtime/wait.js';
 import { LiveTask } from '../../src/runtime/live-task.js';
 import type { Message, Task } from '../../src/a2a/schemas.js';
 
@@ -39,8 +39,10 @@ describe('DeadlineQueue', () => {
     const b = queue.add(expired);
     queue.cancel(a);
     expect(vi.getTimerCount()).toBe(1);
+    expect(queue.idle).toBe(false);
     queue.cancel(b);
     expect(vi.getTimerCount()).toBe(0);
+    expect(queue.idle).toBe(true);
     vi.advanceTimersByTime(200);
     expect(expired).not.toHaveBeenCalled();
   });
@@ -122,5 +124,29 @@ describe("a blocking send's wait for the end of the turn", () => {
     running.finish({ kind: 'task' });
     await vi.advanceTimersByTimeAsync(0);
     expect(result).toBeUndefined();
+  });
+});
+
+describe('waits of many lengths', () => {
+  it('keep a few queues however many lengths are asked for, and every wait still expires on time', async () => {
+    vi.useFakeTimers();
+    const start = Date.now();
+    const lengths = Array.from({ length: 200 }, (_, i) => 10 + i * 7);
+    const expired: number[] = [];
+    // The last wait of each length is settled first, so some queues hold waits when others are dropped.
+    const settles: ((value: number | undefined) => void)[] = [];
+    const waits = lengths.map((ms, i) =>
+      waitWithin<number>((settle) => void settles.push(settle), ms).then((value) => {
+        if (value === undefined) expired[i] = Date.now() - start;
+        return value;
+      }),
+    );
+    expect(keptQueues()).toBeLessThanOrEqual(8);
+    settles[199]?.(199);
+    await vi.advanceTimersByTimeAsync(lengths.at(-1) as number);
+    expect(await waits[199]).toBe(199);
+    expect(expired.slice(0, 199)).toEqual(lengths.slice(0, 199));
+    expect(keptQueues()).toBeLessThanOrEqual(8);
+    expect(vi.getTimerCount()).toBe(0);
   });
 });
