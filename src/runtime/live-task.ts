@@ -3,7 +3,7 @@
  * record, the actor, the current turn's AbortController and the people waiting for the turn
  * to end. Paused and terminal tasks live only in the store.
  */
-import type { Actor, StateValue } from 'xstate';
+import type { Actor, StateValue, StateValueMap } from 'xstate';
 import { defineTaskMachine, type TaskMachineEvent, type TaskMachineEventType } from '../../machines/task.machine.js';
 import type { ArtifactChunk } from '../agent.js';
 import type { Caller } from '../auth/types.js';
@@ -51,31 +51,24 @@ const substate = (state: StateAnswers, name: string): StateAnswers => {
   return found;
 };
 
-/** The cached answers for the state `value` names, under the machine's top `root`. */
+/**
+ * The cached answers for the state `value` names, under the machine's top `root`. Each level of
+ * the value has one name: the task machine has no parallel states (test/unit/machine-data.test.ts
+ * checks that the cache's assumption holds).
+ */
 function answersIn(root: StateAnswers, value: StateValue): Map<TaskMachineEventType, boolean> {
   let state = root;
   let rest: StateValue | undefined = value;
   while (typeof rest === 'object') {
-    let name: string | undefined;
-    let names = 0;
-    for (const key in rest) {
-      name = key;
-      names++;
+    const inner: StateValueMap = rest;
+    rest = undefined;
+    for (const name in inner) {
+      state = substate(state, name);
+      rest = inner[name];
+      break;
     }
-    // A parallel state (several regions) is keyed by its whole value; the task machine has none.
-    if (names !== 1 || name === undefined) return substate(state, `\0${stateKeyOf(rest)}`).answers;
-    state = substate(state, name);
-    rest = rest[name];
   }
   return rest === undefined ? state.answers : substate(state, rest).answers;
-}
-
-/** `working.running` for `{working: 'running'}`, `completed` for `completed`. */
-function stateKeyOf(value: StateValue): string {
-  if (typeof value === 'string') return value;
-  let key = '';
-  for (const [name, inner] of Object.entries(value)) key += `${key ? ',' : ''}${name}.${inner === undefined ? '' : stateKeyOf(inner)}`;
-  return key;
 }
 
 export type TurnOutcome = { kind: 'task' } | { kind: 'message'; message: Message };
