@@ -236,7 +236,7 @@ export class LiveTask {
   /** `waitFor(waitTurnEnd(), ms)` in one promise (a blocking send's wait): undefined after `ms`. */
   waitTurnEndWithin(ms: number): Promise<TurnOutcome | undefined> {
     if (this.outcome) return Promise.resolve(this.outcome);
-    return waitWithin<TurnOutcome>((settle) => (this.turnWaiters ??= []).push(settle), ms);
+    return waitWithin<TurnOutcome>((this.turnWaiters ??= []), ms);
   }
 
   /** Resolves when the task is exposed, or with the direct reply that replaced it. */

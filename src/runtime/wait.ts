@@ -41,21 +41,24 @@ function dropAQueue(): void {
 export const keptQueues = (): number => queues.size;
 
 /**
- * Registers `settle` with whatever is awaited, to be called (once) with its value; it may be
- * called with undefined when the awaited thing fails.
+ * Where a wait registers the callback that settles it, to be called once with the awaited value
+ * (or undefined when the awaited thing fails). A list of waiters is one as it stands.
  */
-export type Waiter<T> = (settle: (value: T | undefined) => void) => void;
+export interface Waiters<T> {
+  push(settle: (value: T | undefined) => void): unknown;
+}
 
 /**
- * What `register`'s callback is called with, or undefined after `ms`; the deadline is dropped
- * either way. One promise per wait: the callback resolves it directly, and the deadline's expiry
- * is `resolve` itself (the queue calls it with no argument), so no closure is made for it.
+ * What the callback registered with `waiters` is called with, or undefined after `ms`; the
+ * deadline is dropped either way. One promise per wait: the callback resolves it directly, and
+ * the deadline's expiry is `resolve` itself (the queue calls it with no argument), so no closure
+ * is made for it.
  */
-export function waitWithin<T>(register: Waiter<T>, ms: number): Promise<T | undefined> {
+export function waitWithin<T>(waiters: Waiters<T>, ms: number): Promise<T | undefined> {
   const waits = deadlineQueue(ms);
   return new Promise((resolve) => {
     const deadline = waits.add(resolve as () => void);
-    register((value) => {
+    waiters.push((value) => {
       waits.cancel(deadline);
       resolve(value);
     });
@@ -64,4 +67,4 @@ export function waitWithin<T>(register: Waiter<T>, ms: number): Promise<T | unde
 
 /** Resolves with the promise's value, or undefined after `ms` (or if it rejects). */
 export const waitFor = <T>(promise: Promise<T>, ms: number): Promise<T | undefined> =>
-  waitWithin<T>((settle) => void promise.then(settle, () => settle(undefined)), ms);
+  waitWithin<T>({ push: (settle) => promise.then(settle, () => settle(undefined)) }, ms);

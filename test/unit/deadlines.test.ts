@@ -71,26 +71,26 @@ describe('waitFor', () => {
 });
 
 describe('waitWithin', () => {
-  it('resolves with what the registered callback gets, and drops the deadline so no timer is left', async () => {
+  it('resolves with what the registered callback is called with, and drops the deadline so no timer is left', async () => {
     vi.useFakeTimers();
-    let settle: ((value: string | undefined) => void) | undefined;
-    const waiting = waitWithin<string>((s) => (settle = s), 1000);
+    const waiters: ((value: string | undefined) => void)[] = [];
+    const waiting = waitWithin<string>(waiters, 1000);
     expect(vi.getTimerCount()).toBe(1);
-    settle?.('done');
+    waiters[0]?.('done');
     expect(vi.getTimerCount()).toBe(0);
     expect(await waiting).toBe('done');
   });
 
   it('resolves with undefined at the deadline, and a late callback changes nothing', async () => {
     vi.useFakeTimers();
-    let settle: ((value: string | undefined) => void) | undefined;
+    const waiters: ((value: string | undefined) => void)[] = [];
     let result: string | undefined = 'pending';
-    void waitWithin<string>((s) => (settle = s), 1000).then((value) => (result = value));
+    void waitWithin<string>(waiters, 1000).then((value) => (result = value));
     await vi.advanceTimersByTimeAsync(999);
     expect(result).toBe('pending');
     await vi.advanceTimersByTimeAsync(1);
     expect(result).toBeUndefined();
-    settle?.('late');
+    waiters[0]?.('late');
     await vi.advanceTimersByTimeAsync(0);
     expect(result).toBeUndefined();
     expect(vi.getTimerCount()).toBe(0);
@@ -133,10 +133,11 @@ describe('waits of many lengths', () => {
     const start = Date.now();
     const lengths = Array.from({ length: 200 }, (_, i) => 10 + i * 7);
     const expired: number[] = [];
-    // The last wait of each length is settled first, so some queues hold waits when others are dropped.
+    // All 200 wait at once, so queues still holding waits are dropped from the map; one wait is
+    // settled before its deadline, the others expire.
     const settles: ((value: number | undefined) => void)[] = [];
     const waits = lengths.map((ms, i) =>
-      waitWithin<number>((settle) => void settles.push(settle), ms).then((value) => {
+      waitWithin<number>(settles, ms).then((value) => {
         if (value === undefined) expired[i] = Date.now() - start;
         return value;
       }),
