@@ -14,18 +14,7 @@
  *   data / file           completes with a data part / a file part (bytes)
  *   throw                 throws
  */
-import { bearerToken, defineAgent, safeEqual, unauthenticated } from '../src/index.js';
-
-const sleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
+import { bearerToken, defineAgent, pause, safeEqual, unauthenticated } from '../src/index.js';
 
 const SCENARIO_TOKEN = 'scenario-token';
 const number = (word: string | undefined, fallback: number, max: number) => {
@@ -88,13 +77,13 @@ export default defineAgent({
         while (Date.now() < end) {
           if (ctx.signal.aborted) return;
           ctx.status(`working… ${Math.max(0, end - Date.now())} ms left`);
-          await sleep(Math.min(100, Math.max(0, end - Date.now())), ctx.signal);
+          await pause(Math.min(100, Math.max(0, end - Date.now())), ctx.signal);
         }
         if (ctx.signal.aborted) return;
         return ctx.complete(`slept ${rest[0] ?? 500} ms`);
       }
       case 'stubborn':
-        await sleep(number(rest[0], 500, 600_000));
+        await pause(number(rest[0], 500, 600_000));
         return ctx.complete('done, whatever you said');
       case 'stream': {
         const n = number(rest[0], 5, 10_000);
@@ -107,7 +96,7 @@ export default defineAgent({
             append: i > 1,
             lastChunk: i === n,
           });
-          if (i < n) await sleep(10, ctx.signal);
+          if (i < n) await pause(10, ctx.signal);
         }
         return ctx.complete();
       }

@@ -30,6 +30,7 @@ export type { NodeRequestHandler } from './http/node-server.js';
 export { testAgent, A2ARequestError, type AgentTestClient, type SendOptions } from './testing.js';
 export { resolveSettings, envNameOf, type Settings } from './config.js';
 export { guardProcess, type ProcessGuardOptions } from './process-guard.js';
+export { pause } from './pause.js';
 export { createLogger, type Logger } from './log.js';
 export { A2AError, ERRORS, isA2AError } from './a2a/errors.js';
 export { MemoryTaskStore } from './store/memory.js';

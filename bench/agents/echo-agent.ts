@@ -9,18 +9,7 @@
  *   stream <n>    n chunks of one artifact, 10 ms apart, then completed (ours only)
  *   slow <ms>     a status every 100 ms for <ms>, then completed; ends at once when canceled (ours only)
  */
-import { defineAgent, type AgentContext } from '../../src/index.js';
-
-const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
-  new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
+import { defineAgent, pause, type AgentContext } from '../../src/index.js';
 
 const count = (word: string | undefined, fallback: number, max: number): number => {
   const n = Number(word);
@@ -42,7 +31,7 @@ async function stream(ctx: AgentContext, n: number): Promise<void> {
       append: i > 1,
       lastChunk: i === n,
     });
-    if (i < n) await sleep(10, ctx.signal);
+    if (i < n) await pause(10, ctx.signal);
   }
   ctx.complete();
 }
@@ -52,7 +41,7 @@ async function slow(ctx: AgentContext, ms: number): Promise<void> {
   while (Date.now() < end) {
     if (ctx.signal.aborted) return;
     ctx.status(`working… ${end - Date.now()} ms left`);
-    await sleep(Math.min(100, end - Date.now()), ctx.signal);
+    await pause(Math.min(100, end - Date.now()), ctx.signal);
   }
   if (!ctx.signal.aborted) ctx.complete();
 }

@@ -11,6 +11,7 @@
  */
 import PQueue from 'p-queue';
 import { type Logger } from '../log.js';
+import { pause } from '../pause.js';
 import type { TaskState } from '../a2a/schemas.js';
 import type { PostOutcome, WebhookClient, WebhookRequest } from './webhook-client.js';
 import { traceDelivery } from '../observe/deliveries.js';
@@ -50,20 +51,6 @@ export function webhookForLog(url: string): string {
   } catch {
     return '(malformed url)';
   }
-}
-
-/** Resolves after `ms`, or at once when `signal` aborts; never leaves a timer behind. */
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  if (signal.aborted || ms <= 0) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
 }
 
 /** One attempt through the global limiter; a delivery still waiting for a slot at shutdown is aborted. */

@@ -26,6 +26,11 @@ export class DeadlineQueue {
     return n;
   }
 
+  /** No wait is pending: dropping the queue loses nothing. */
+  get idle(): boolean {
+    return this.head === this.entries.length;
+  }
+
   add(onExpire: () => void): Deadline {
     const deadline: Deadline = { at: Date.now() + this.ms, onExpire };
     this.entries.push(deadline);

@@ -3,14 +3,14 @@
  * record, the actor, the current turn's AbortController and the people waiting for the turn
  * to end. Paused and terminal tasks live only in the store.
  */
-import type { Actor, StateValue } from 'xstate';
+import type { Actor, StateValue, StateValueMap } from 'xstate';
 import { defineTaskMachine, type TaskMachineEvent, type TaskMachineEventType } from '../../machines/task.machine.js';
 import type { ArtifactChunk } from '../agent.js';
 import type { Caller } from '../auth/types.js';
 import type { Message, Task } from '../a2a/schemas.js';
 import type { MessageKey } from '../store/types.js';
 import { NO_STRINGS } from '../a2a/empty.js';
-import { deadlineQueue, expiryOf } from './wait.js';
+import { waitWithin } from './wait.js';
 
 /** What the request that started a turn asked for besides its message (each empty by default). */
 export interface TurnOptions {
@@ -51,31 +51,24 @@ const substate = (state: StateAnswers, name: string): StateAnswers => {
   return found;
 };
 
-/** The cached answers for the state `value` names, under the machine's top `root`. */
+/**
+ * The cached answers for the state `value` names, under the machine's top `root`. Each level of
+ * the value has one name: the task machine has no parallel states (test/unit/machine-data.test.ts
+ * checks that the cache's assumption holds).
+ */
 function answersIn(root: StateAnswers, value: StateValue): Map<TaskMachineEventType, boolean> {
   let state = root;
   let rest: StateValue | undefined = value;
   while (typeof rest === 'object') {
-    let name: string | undefined;
-    let names = 0;
-    for (const key in rest) {
-      name = key;
-      names++;
+    const inner: StateValueMap = rest;
+    rest = undefined;
+    for (const name in inner) {
+      state = substate(state, name);
+      rest = inner[name];
+      break;
     }
-    // A parallel state (several regions) is keyed by its whole value; the task machine has none.
-    if (names !== 1 || name === undefined) return substate(state, `\0${stateKeyOf(rest)}`).answers;
-    state = substate(state, name);
-    rest = rest[name];
   }
   return rest === undefined ? state.answers : substate(state, rest).answers;
-}
-
-/** `working.running` for `{working: 'running'}`, `completed` for `completed`. */
-function stateKeyOf(value: StateValue): string {
-  if (typeof value === 'string') return value;
-  let key = '';
-  for (const [name, inner] of Object.entries(value)) key += `${key ? ',' : ''}${name}.${inner === undefined ? '' : stateKeyOf(inner)}`;
-  return key;
 }
 
 export type TurnOutcome = { kind: 'task' } | { kind: 'message'; message: Message };
@@ -240,20 +233,10 @@ export class LiveTask {
     return new Promise((resolve) => (this.turnWaiters ??= []).push(resolve));
   }
 
-  /**
-   * `waitFor(waitTurnEnd(), ms)` in one promise (a blocking send's wait): undefined after `ms`.
-   * The waiter drops the deadline itself, which saves a promise, a reaction and two closures.
-   */
+  /** `waitFor(waitTurnEnd(), ms)` in one promise (a blocking send's wait): undefined after `ms`. */
   waitTurnEndWithin(ms: number): Promise<TurnOutcome | undefined> {
     if (this.outcome) return Promise.resolve(this.outcome);
-    const waits = deadlineQueue(ms);
-    return new Promise((resolve) => {
-      const deadline = waits.add(expiryOf(resolve));
-      (this.turnWaiters ??= []).push((outcome) => {
-        waits.cancel(deadline);
-        resolve(outcome);
-      });
-    });
+    return waitWithin<TurnOutcome>((this.turnWaiters ??= []), ms);
   }
 
   /** Resolves when the task is exposed, or with the direct reply that replaced it. */

@@ -23,10 +23,27 @@ const STATE_VALUES = [
   'rejected',
 ] as const;
 
+/** What the test reads of a state node. */
+interface MachineNode {
+  readonly id: string;
+  readonly type: string;
+  readonly states: Readonly<Record<string, MachineNode>>;
+}
+
 const message = (text: string): Message => ({ kind: 'message', role: 'agent', messageId: text, parts: [{ kind: 'text', text }] });
 const task: Task = { kind: 'task', id: 't', contextId: 'c', status: { state: 'working', timestamp: new Date().toISOString() } };
 
 describe('the can() cache', () => {
+  it('rests on a machine without parallel states (it follows one child per level of a state value)', () => {
+    const parallel: string[] = [];
+    const walk = (node: MachineNode): void => {
+      if (node.type === 'parallel') parallel.push(node.id);
+      for (const child of Object.values(node.states)) walk(child);
+    };
+    walk(defineRuntimeTaskMachine().root);
+    expect(parallel).toEqual([]);
+  });
+
   it('answers exactly what XState answers, in every state, for every event, asked twice', () => {
     const machine = defineRuntimeTaskMachine();
     for (const value of STATE_VALUES) {
