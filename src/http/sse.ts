@@ -108,8 +108,8 @@ export class SseWriter implements FeedSink {
   private drainWaiter: (() => void) | undefined;
   private taskId: string | undefined;
   private lastSeq: number | undefined;
-  /** Turns an event into the `data:` JSON (set by run). */
-  private frame: (event: StreamEvent) => string = String;
+  /** Turns an event (and its JSON text, when made) into the `data:` JSON (set by run). */
+  private frame: (event: StreamEvent, json: string | undefined) => string = String;
 
   constructor(
     private readonly res: WireResponse,
@@ -145,7 +145,7 @@ export class SseWriter implements FeedSink {
   }
 
   /** Streams a feed until its final event or until either side goes away. */
-  run(feed: TaskFeed, frame: (event: StreamEvent) => string, headers?: Readonly<Record<string, string>>): void {
+  run(feed: TaskFeed, frame: (event: StreamEvent, json: string | undefined) => string, headers?: Readonly<Record<string, string>>): void {
     this.taskId = feed.taskId;
     this.frame = frame;
     this.open(headers);
@@ -164,9 +164,9 @@ export class SseWriter implements FeedSink {
   }
 
   /** FeedSink: one event, framed; false once the client has not taken what was sent before. */
-  event(event: StreamEvent, seq: number | undefined): boolean {
+  event(event: StreamEvent, seq: number | undefined, json?: string): boolean {
     if (seq !== undefined) this.lastSeq = seq;
-    this.send(`${seq === undefined ? '' : `id: ${seq}\n`}data: ${this.frame(event)}\n\n`);
+    this.send(`${seq === undefined ? '' : `id: ${seq}\n`}data: ${this.frame(event, json)}\n\n`);
     return !this.blocked;
   }
 

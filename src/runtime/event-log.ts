@@ -10,9 +10,9 @@
  * dropped or the process restarted. A `Last-Event-ID` therefore never points at two events.
  */
 import type { StreamEvent, Task } from '../a2a/schemas.js';
-import { pack, PackedLog, type LoggedEvent } from './packed-log.js';
+import { eventJson, pack, PackedLog, type LoggedEvent } from './packed-log.js';
 
-export type { LoggedEvent };
+export { eventJson, type LoggedEvent };
 
 export type EventListener = (entry: LoggedEvent) => void;
 
@@ -150,7 +150,7 @@ export class MemoryEventLog implements TaskEventLog {
 
   append(taskId: string, event: StreamEvent): number {
     const log = this.logOf(taskId, 'active');
-    const entry: LoggedEvent = { seq: ++log.seq, event };
+    const entry: LoggedEvent = { seq: ++log.seq, event, json: undefined };
     // Unpacked even with no room for the event: a packed ring must not lag behind `seq`.
     const ring = ringOf(taskId, log.ring);
     log.ring = ring;

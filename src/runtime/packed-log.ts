@@ -17,7 +17,15 @@ import type { StreamEvent } from '../a2a/schemas.js';
 export interface LoggedEvent {
   readonly seq: number;
   readonly event: StreamEvent;
+  /**
+   * The event's JSON text, once made: a stream's frame makes it, and the packing and a replay's
+   * frames reuse it, so an event is serialized once.
+   */
+  json: string | undefined;
 }
+
+/** The event's JSON text, made once. */
+export const eventJson = (entry: LoggedEvent): string => (entry.json ??= JSON.stringify(entry.event));
 
 /** The log of a task whose turn ended, while it waits for replays or its expiry. */
 export class PackedLog {
@@ -41,7 +49,8 @@ export class PackedLog {
     const lines = this.text.split('\n');
     const ids = idsText(taskId, this.contextId);
     for (let seq = afterSeq + 1; seq <= this.seq; seq++) {
-      out.push({ seq, event: JSON.parse(withIds(lines[seq - this.first] as string, ids)) as StreamEvent });
+      const json = withIds(lines[seq - this.first] as string, ids);
+      out.push({ seq, event: JSON.parse(json) as StreamEvent, json });
     }
     return out;
   }
@@ -65,8 +74,9 @@ function withIds(line: string, ids: string): string {
 }
 
 /** One event's line: without the ids when it is written with them first, else whole. */
-function lineOf(event: StreamEvent, ids: string): string {
-  const text = JSON.stringify(event);
+function lineOf(entry: LoggedEvent, ids: string): string {
+  const text = eventJson(entry);
+  const { event } = entry;
   if (event.kind === 'status-update' || event.kind === 'artifact-update') {
     // The kind's quoted value, then the ids' text, can only be the first three keys; and a
     // quoted value that matches in full is that value.
@@ -83,5 +93,5 @@ export function pack(taskId: string, seq: number, ring: readonly LoggedEvent[], 
   const contextId = head.event.contextId ?? '';
   const ids = idsText(taskId, contextId);
   // join makes one flat string: the lines' pieces are not kept alive behind it.
-  return new PackedLog(seq, head.seq, contextId, ring.map(({ event }) => lineOf(event, ids)).join('\n'), expiresAt);
+  return new PackedLog(seq, head.seq, contextId, ring.map((entry) => lineOf(entry, ids)).join('\n'), expiresAt);
 }

@@ -52,8 +52,13 @@ describe('MemoryEventLog', () => {
     log.close('t');
     expect(log.stats()).toMatchObject({ logs: 1, retained: 1 });
     // Byte for byte, key order included: a replayed event is written as it was first sent.
-    expect(JSON.stringify(log.since('t', 0))).toBe(JSON.stringify(logged.map((event, i) => ({ seq: i + 1, event }))));
-    expect(log.since('t', 2)).toEqual([{ seq: 3, event: logged[2] }]);
+    const replay = log.since('t', 0);
+    expect(JSON.stringify(replay?.map(({ seq, event }) => ({ seq, event })))).toBe(
+      JSON.stringify(logged.map((event, i) => ({ seq: i + 1, event }))),
+    );
+    // The replay carries each event's JSON text, which its frames splice in.
+    expect(replay?.map((e) => e.json)).toEqual(logged.map((event) => JSON.stringify(event)));
+    expect(log.since('t', 2)).toEqual([{ seq: 3, event: logged[2], json: JSON.stringify(logged[2]) }]);
     log.open('t', { afterSeq: 3, watched: true });
     log.append('t', status('working'));
     expect(log.since('t', 1)?.map((e) => [e.seq, e.event.kind])).toEqual([
