@@ -19,7 +19,7 @@
  */
 import { errorFields, type Logger } from '../log.js';
 import type { StreamEvent } from '../a2a/schemas.js';
-import type { TaskFeed } from '../runtime/task-feed.js';
+import type { FeedSink, TaskFeed } from '../runtime/task-feed.js';
 import type { WireResponse } from './wire.js';
 import { NO_METRICS, type Metrics } from '../observe/metrics.js';
 
@@ -72,7 +72,27 @@ export class Heartbeat {
  */
 type SsePhase = 'streaming' | 'finishing' | 'over';
 
-export class SseWriter {
+/**
+ * The writer is its feed's sink (event, onDrain, end, fellBehind, fail): its methods are shared
+ * by every stream, where a sink object of closures cost each stream six more objects that lived
+ * as long as it did.
+ */
+export class SseWriter implements FeedSink {
+  /**
+   * The writer and probe the shared cork callback works for. uWS's `cork` takes a function; one
+   * function for every write, with its arguments here, saves a closure per write. `cork` runs it
+   * at once, and it reads them first, so a nested write cannot mix them up.
+   */
+  private static pumping: SseWriter | undefined;
+  private static pumpProbe: string | undefined;
+  private static readonly pumpCorked = (): void => {
+    const writer = SseWriter.pumping as SseWriter;
+    const probe = SseWriter.pumpProbe;
+    SseWriter.pumping = undefined;
+    SseWriter.pumpProbe = undefined;
+    writer.writeQueued(probe);
+  };
+
   private phase: SsePhase = 'streaming';
   /** Chunks waiting for the socket to drain, and their size in bytes. */
   private queue: string[] = [];
@@ -88,6 +108,8 @@ export class SseWriter {
   private drainWaiter: (() => void) | undefined;
   private taskId: string | undefined;
   private lastSeq: number | undefined;
+  /** Turns an event (and its JSON text, when made) into the `data:` JSON (set by run). */
+  private frame: (event: StreamEvent, json: string | undefined) => string = String;
 
   constructor(
     private readonly res: WireResponse,
@@ -123,26 +145,12 @@ export class SseWriter {
   }
 
   /** Streams a feed until its final event or until either side goes away. */
-  run(feed: TaskFeed, frame: (event: StreamEvent) => string, headers?: Readonly<Record<string, string>>): void {
+  run(feed: TaskFeed, frame: (event: StreamEvent, json: string | undefined) => string, headers?: Readonly<Record<string, string>>): void {
     this.taskId = feed.taskId;
+    this.frame = frame;
     this.open(headers);
     try {
-      this.stopFeed = feed.start({
-        event: (event, seq) => {
-          if (seq !== undefined) this.lastSeq = seq;
-          this.send(`${seq === undefined ? '' : `id: ${seq}\n`}data: ${frame(event)}\n\n`);
-          return !this.blocked;
-        },
-        onDrain: (resume) => {
-          this.drainWaiter = resume;
-        },
-        end: () => this.endWhenSent(),
-        fellBehind: () => this.cutOff('the client fell further behind than the event log can replay'),
-        fail: (err) => {
-          this.logger.error('sse.feed_failed', { taskId: this.taskId, lastEventId: this.lastSeq, ...errorFields(err) });
-          this.hangUp();
-        },
-      });
+      this.stopFeed = feed.start(this);
     } catch (err) {
       // The 200 is out already: the client sees a broken stream, and nothing stays registered.
       this.logger.error('sse.feed_failed', { taskId: this.taskId, ...errorFields(err) });
@@ -153,6 +161,34 @@ export class SseWriter {
     // then it never joins the heartbeat.
     if (this.phase !== 'streaming') this.stopFeed();
     else this.heartbeat.add(this);
+  }
+
+  /** FeedSink: one event, framed; false once the client has not taken what was sent before. */
+  event(event: StreamEvent, seq: number | undefined, json?: string): boolean {
+    if (seq !== undefined) this.lastSeq = seq;
+    this.send(`${seq === undefined ? '' : `id: ${seq}\n`}data: ${this.frame(event, json)}\n\n`);
+    return !this.blocked;
+  }
+
+  /** FeedSink: a replay waits for the client to take what it was sent. */
+  onDrain(resume: () => void): void {
+    this.drainWaiter = resume;
+  }
+
+  /** FeedSink: the final event was delivered. */
+  end(): void {
+    this.endWhenSent();
+  }
+
+  /** FeedSink: the client fell further behind than the log can replay. */
+  fellBehind(): void {
+    this.cutOff('the client fell further behind than the event log can replay');
+  }
+
+  /** FeedSink: the feed broke. */
+  fail(err: unknown): void {
+    this.logger.error('sse.feed_failed', { taskId: this.taskId, lastEventId: this.lastSeq, ...errorFields(err) });
+    this.hangUp();
   }
 
   /** Still streaming or draining: the response may be written to. */
@@ -196,25 +232,30 @@ export class SseWriter {
    */
   private pump(probe?: string): void {
     if (this.phase === 'over') return;
-    let ok = true;
-    this.res.cork(() => {
-      if (this.queue.length === 0 && probe !== undefined) ok = this.res.write(probe);
-      while (ok && this.queue.length > 0) {
-        const chunk = this.queue.shift() as string;
-        this.queuedBytes -= Buffer.byteLength(chunk);
-        // A refused write is still held by uWS (and sent later): it leaves our queue either way.
-        ok = this.res.write(chunk);
-      }
-      this.blocked = !ok;
-      if (ok && this.phase === 'finishing') {
-        this.toOver();
-        this.res.end();
-      }
-    });
+    SseWriter.pumping = this;
+    SseWriter.pumpProbe = probe;
+    this.res.cork(SseWriter.pumpCorked);
     const resume = this.drainWaiter;
     if (!this.blocked && resume && this.phase === 'streaming') {
       this.drainWaiter = undefined;
       resume();
+    }
+  }
+
+  /** pump's writes, inside a cork. */
+  private writeQueued(probe: string | undefined): void {
+    let ok = true;
+    if (this.queue.length === 0 && probe !== undefined) ok = this.res.write(probe);
+    while (ok && this.queue.length > 0) {
+      const chunk = this.queue.shift() as string;
+      this.queuedBytes -= Buffer.byteLength(chunk);
+      // A refused write is still held by uWS (and sent later): it leaves our queue either way.
+      ok = this.res.write(chunk);
+    }
+    this.blocked = !ok;
+    if (ok && this.phase === 'finishing') {
+      this.toOver();
+      this.res.end();
     }
   }
 

@@ -166,7 +166,9 @@ export function createJsonRpcHandler(ops: Operations, logger: Logger, gate?: Aut
           if (a2a.entry === ERRORS.streamingNotSupported) return rpcError(id, a2a);
           return { kind: 'stream-error', data: envelope(id, { error: errorBody(a2a) }), refused: a2a.entry };
         }
-        return { kind: 'stream', feed, frame: (event) => envelope(id, { result: event }) };
+        // The envelope's head once per stream; an event the log already serialized is spliced in.
+        const head = `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`;
+        return { kind: 'stream', feed, frame: (event, json) => `${head}${json ?? toJsonText(event)}}` };
       }
 
       const fn = unary.get(method);

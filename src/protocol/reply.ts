@@ -23,8 +23,11 @@ export type Reply = ReplyHeaders &
     | {
         kind: 'stream';
         feed: TaskFeed;
-        /** Turns one event into the SSE `data:` JSON (bare object, or a JSON-RPC envelope). */
-        frame: (event: StreamEvent) => string;
+        /**
+         * Turns one event into the SSE `data:` JSON (bare object, or a JSON-RPC envelope);
+         * `json`: the event's own JSON text when the event log already made it.
+         */
+        frame: (event: StreamEvent, json: string | undefined) => string;
       }
     /** An error found after a streaming method was known: one SSE event, then the end. */
     | { kind: 'stream-error'; data: string; refused?: ErrorEntry }

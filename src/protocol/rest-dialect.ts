@@ -27,8 +27,8 @@ export interface RestDialect {
   pushConfig(c: TaskPushNotificationConfig): unknown;
   pushConfigs(list: TaskPushNotificationConfig[]): unknown;
   card(c: AgentCard): unknown;
-  /** One SSE event's `data:` JSON. */
-  frame(e: StreamEvent): string;
+  /** One SSE event's `data:` JSON; `json`: the event's own JSON text when already made. */
+  frame(e: StreamEvent, json: string | undefined): string;
   /** A `message:send`/`message:stream` body (already A2A JSON) with this dialect's defaults applied. */
   sendDefaults(body: unknown): unknown;
 }
@@ -42,7 +42,7 @@ const A2A: RestDialect = {
   pushConfig: same,
   pushConfigs: same,
   card: same,
-  frame: (e) => JSON.stringify(e),
+  frame: (e, json) => json ?? JSON.stringify(e),
   sendDefaults: same,
 };
 

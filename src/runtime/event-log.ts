@@ -9,12 +9,10 @@
  * and `open` seeds the log from it when a paused task continues, even after the log was
  * dropped or the process restarted. A `Last-Event-ID` therefore never points at two events.
  */
-import type { StreamEvent, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent } from '../a2a/schemas.js';
+import type { StreamEvent, Task } from '../a2a/schemas.js';
+import { eventJson, pack, PackedLog, type LoggedEvent } from './packed-log.js';
 
-export interface LoggedEvent {
-  readonly seq: number;
-  readonly event: StreamEvent;
-}
+export { eventJson, type LoggedEvent };
 
 export type EventListener = (entry: LoggedEvent) => void;
 
@@ -73,87 +71,19 @@ export interface TaskEventLog {
   ping?(): Promise<void>;
 }
 
-/**
- * The ring of a log whose turn ended, as one JSON text: a retained log is replayed rarely but
- * kept for the whole retention period, and as objects its events cost several times their text
- * and give the garbage collector tens of objects per task to trace (under a mixed load, the
- * retained logs of streamed tasks were most of the live heap, and V8 sizes the heap after it).
- */
-interface PackedRing {
-  /** Sequence number of the first event. */
-  readonly first: number;
-  /** The task's context id: the text leaves it out. */
-  readonly contextId: string;
-  /**
-   * The events as one JSON array. An event that starts `kind, taskId, contextId` with the task's
-   * own ids (all the runtime logs) is an object without the two ids; any other is `[event]`.
-   */
-  readonly text: string;
-}
-
-type UpdateEvent = TaskStatusUpdateEvent | TaskArtifactUpdateEvent;
-type Stripped = Omit<TaskStatusUpdateEvent, 'taskId' | 'contextId'> | Omit<TaskArtifactUpdateEvent, 'taskId' | 'contextId'>;
-
-const isPacked = (ring: LoggedEvent[] | PackedRing): ring is PackedRing => !Array.isArray(ring);
-
-/** Whether `event` is written `{kind, taskId, contextId, …}` with these ids, so both can be left out and put back in place. */
-function carriesIds(event: StreamEvent, taskId: string, contextId: string): event is UpdateEvent {
-  if (event.kind !== 'status-update' && event.kind !== 'artifact-update') return false;
-  if (event.taskId !== taskId || event.contextId !== contextId) return false;
-  let i = 0;
-  for (const key in event) {
-    if (key !== ['kind', 'taskId', 'contextId'][i]) return false;
-    if (++i === 3) return true;
-  }
-  return false;
-}
-
-function pack(taskId: string, ring: LoggedEvent[] | PackedRing): LoggedEvent[] | PackedRing {
-  if (isPacked(ring)) return ring;
-  const head = ring[0];
-  const contextId = head?.event.contextId;
-  if (!head || contextId === undefined) return ring;
-  const items = ring.map(({ event }): Stripped | [StreamEvent] => {
-    if (!carriesIds(event, taskId, contextId)) return [event];
-    const { taskId: _taskId, contextId: _contextId, ...rest } = event;
-    return rest;
-  });
-  // JSON.stringify's result is one flat string, which holds nothing else alive.
-  return { first: head.seq, contextId, text: JSON.stringify(items) };
-}
-
-/** The event as it was logged: the ids back in their place after `kind`. */
-function withIds(item: Stripped, taskId: string, contextId: string): UpdateEvent {
-  if (item.kind === 'status-update') {
-    const { kind, ...rest } = item;
-    return { kind, taskId, contextId, ...rest };
-  }
-  const { kind, ...rest } = item;
-  return { kind, taskId, contextId, ...rest };
-}
-
-function unpack(taskId: string, ring: LoggedEvent[] | PackedRing): LoggedEvent[] {
-  if (!isPacked(ring)) return ring;
-  const { contextId } = ring;
-  const items = JSON.parse(ring.text) as (Stripped | [StreamEvent])[];
-  return items.map((item, i) => ({
-    seq: ring.first + i,
-    event: Array.isArray(item) ? item[0] : withIds(item, taskId, contextId),
-  }));
-}
-
 interface Log {
   seq: number;
   /**
-   * Ring of the newest events, oldest first, consecutive numbers ending at `seq`; packed while
-   * the log is retained (no turn appends to it), unpacked when a turn opens it again.
+   * Ring of the newest events, oldest first, consecutive numbers ending at `seq`. A log that
+   * was retained and packed keeps its PackedLog here while someone listens.
    */
-  ring: LoggedEvent[] | PackedRing;
-  listeners: Set<EventListener>;
+  ring: LoggedEvent[] | PackedLog;
+  /** Made by the first subscriber, dropped by the last (most logs never have one). */
+  listeners: Set<EventListener> | undefined;
   /** Someone streamed or subscribed: worth keeping after the turn ends. */
   watched: boolean;
   /**
-   * `active`: a turn runs. `retained`: the turn ended, kept for replay until `expiry`.
+   * `active`: a turn runs. `retained`: the turn ended, kept for replay until `expiresAt`.
    * `idle`: no turn and no retention (expired, or made by a subscriber of a paused task):
    * kept only while someone listens.
    */
@@ -162,21 +92,20 @@ interface Log {
   expiresAt?: number | undefined;
 }
 
-/** A retained log's place in the expiry queue; stale once the log's `expiresAt` moved on. */
-interface Expiry {
-  readonly taskId: string;
-  readonly log: Log;
-  readonly at: number;
-}
+const ringOf = (taskId: string, ring: LoggedEvent[] | PackedLog): LoggedEvent[] =>
+  ring instanceof PackedLog ? ring.entries(taskId) : ring;
 
 export class MemoryEventLog implements TaskEventLog {
-  private readonly logs = new Map<string, Log>();
+  /** A retained log nobody listens to is held packed; any other log is a Log. */
+  private readonly logs = new Map<string, Log | PackedLog>();
   /**
-   * Retained logs in expiry order. Retention is one fixed period, so the order is the order
+   * Retained logs in expiry order, as two parallel arrays (task ids, and when they expire)
+   * rather than an object per entry. Retention is one fixed period, so the order is the order
    * of closing: one queue and one timer serve every log (a timer per streamed task cost more
-   * than the rest of its log).
+   * than the rest of its log). An entry is stale once its log's `expiresAt` moved on.
    */
-  private expiries: Expiry[] = [];
+  private expiryIds: string[] = [];
+  private expiryAts: number[] = [];
   private expiryHead = 0;
   private sweepTimer: NodeJS.Timeout | undefined;
 
@@ -191,20 +120,22 @@ export class MemoryEventLog implements TaskEventLog {
 
   /**
    * One log object per task for as long as anything refers to it: subscribers hold it across
-   * turns, so it is never replaced while it has listeners.
+   * turns, so it is never replaced while it has listeners. A packed log becomes a Log again
+   * (still retained, until the same time) when a turn or a subscriber needs one.
    */
   private logOf(taskId: string, state: Log['state']): Log {
-    let log = this.logs.get(taskId);
-    if (!log) {
-      log = { seq: 0, ring: [], listeners: new Set(), watched: false, state };
-      this.logs.set(taskId, log);
-    }
+    const found = this.logs.get(taskId);
+    if (found && !(found instanceof PackedLog)) return found;
+    const log: Log = found
+      ? { seq: found.seq, ring: found, listeners: undefined, watched: true, state: 'retained', expiresAt: found.expiresAt }
+      : { seq: 0, ring: [], listeners: undefined, watched: false, state, expiresAt: undefined };
+    this.logs.set(taskId, log);
     return log;
   }
 
   open(taskId: string, opts: { afterSeq: number; watched: boolean }): void {
     const log = this.logOf(taskId, 'active');
-    this.cancelExpiry(log);
+    log.expiresAt = undefined;
     log.state = 'active';
     if (opts.watched) log.watched = true;
     if (opts.afterSeq > log.seq) {
@@ -213,20 +144,21 @@ export class MemoryEventLog implements TaskEventLog {
       log.seq = opts.afterSeq;
       log.ring = [];
     } else {
-      log.ring = unpack(taskId, log.ring);
+      log.ring = ringOf(taskId, log.ring);
     }
   }
 
   append(taskId: string, event: StreamEvent): number {
     const log = this.logOf(taskId, 'active');
-    const entry: LoggedEvent = { seq: ++log.seq, event };
+    const entry: LoggedEvent = { seq: ++log.seq, event, json: undefined };
+    // Unpacked even with no room for the event: a packed ring must not lag behind `seq`.
+    const ring = ringOf(taskId, log.ring);
+    log.ring = ring;
     if (this.capacity > 0) {
-      const ring = unpack(taskId, log.ring);
-      log.ring = ring;
       ring.push(entry);
       if (ring.length > this.capacity) ring.shift();
     }
-    for (const listener of log.listeners) listener(entry);
+    if (log.listeners) for (const listener of log.listeners) listener(entry);
     return entry.seq;
   }
 
@@ -235,30 +167,36 @@ export class MemoryEventLog implements TaskEventLog {
   }
 
   since(taskId: string, afterSeq: number): LoggedEvent[] | undefined {
-    const log = this.logs.get(taskId);
-    if (!log || afterSeq > log.seq) return undefined;
-    if (afterSeq === log.seq) return [];
-    const ring = log.ring;
-    const first = isPacked(ring) ? ring.first : ring[0]?.seq;
+    const found = this.logs.get(taskId);
+    if (!found || afterSeq > found.seq) return undefined;
+    if (afterSeq === found.seq) return [];
+    // A packed log stays packed: a replay parses its events, which nothing else holds.
+    const ring = found instanceof PackedLog ? found : found.ring;
+    if (ring instanceof PackedLog) return ring.since(taskId, afterSeq);
+    const first = ring[0]?.seq;
     if (first === undefined || first > afterSeq + 1) return undefined;
-    // A retained log stays packed: a replay parses its events, which nothing else holds.
-    return unpack(taskId, ring).slice(afterSeq + 1 - first);
+    return ring.slice(afterSeq + 1 - first);
   }
 
   subscribe(taskId: string, listener: EventListener): () => void {
     const log = this.logOf(taskId, 'idle');
     log.watched = true;
-    log.listeners.add(listener);
+    const listeners = (log.listeners ??= new Set());
+    listeners.add(listener);
     return () => {
-      if (!log.listeners.delete(listener)) return;
-      if (log.listeners.size === 0 && log.state === 'idle') this.drop(taskId, log);
+      if (!listeners.delete(listener) || listeners.size > 0 || log.listeners !== listeners) return;
+      log.listeners = undefined;
+      if (log.state === 'idle') this.drop(taskId, log);
+      // Packed only now that nobody reads it: see close.
+      else if (log.state === 'retained') this.packRetained(taskId, log);
     };
   }
 
   close(taskId: string, opts: { discard?: boolean } = {}): void {
-    const log = this.logs.get(taskId);
-    if (!log) return;
-    this.cancelExpiry(log);
+    if (!this.logs.has(taskId)) return;
+    // A packed log closed again (a replica's turn ended with no event here) is retained afresh.
+    const log = this.logOf(taskId, 'idle');
+    log.expiresAt = undefined;
     if (opts.discard) {
       this.drop(taskId, log);
       return;
@@ -268,16 +206,29 @@ export class MemoryEventLog implements TaskEventLog {
       return;
     }
     log.state = 'retained';
-    log.ring = pack(taskId, log.ring);
     log.expiresAt = Date.now() + this.retentionMs;
-    this.expiries.push({ taskId, log, at: log.expiresAt });
+    this.expiryIds.push(taskId);
+    this.expiryAts.push(log.expiresAt);
+    // A stream still attached is about to read the turn's events (it usually attaches after a
+    // fast turn has ended): packing now would make it parse what it can read as objects. The
+    // last listener to leave packs the log instead.
+    if (!log.listeners) this.packRetained(taskId, log);
     this.armSweep();
   }
 
+  /** A retained log nobody listens to: the map keeps it packed until it expires. */
+  private packRetained(taskId: string, log: Log): void {
+    const { ring, seq } = log;
+    const expiresAt = log.expiresAt as number;
+    if (!(ring instanceof PackedLog)) this.logs.set(taskId, pack(taskId, seq, ring, expiresAt));
+    else if (ring.expiresAt === expiresAt) this.logs.set(taskId, ring);
+    else this.logs.set(taskId, new PackedLog(seq, ring.first, ring.contextId, ring.text, expiresAt));
+  }
+
   private armSweep(): void {
-    const next = this.expiries[this.expiryHead];
-    if (this.sweepTimer || !next) return;
-    this.sweepTimer = setTimeout(() => this.sweep(), Math.max(0, next.at - Date.now()));
+    const at = this.expiryAts[this.expiryHead];
+    if (this.sweepTimer || at === undefined) return;
+    this.sweepTimer = setTimeout(() => this.sweep(), Math.max(0, at - Date.now()));
     this.sweepTimer.unref();
   }
 
@@ -285,14 +236,19 @@ export class MemoryEventLog implements TaskEventLog {
   private sweep(): void {
     this.sweepTimer = undefined;
     const now = Date.now();
-    while (this.expiryHead < this.expiries.length) {
-      const entry = this.expiries[this.expiryHead] as Expiry;
-      if (entry.at > now) break;
+    while (this.expiryHead < this.expiryIds.length) {
+      const at = this.expiryAts[this.expiryHead] as number;
+      if (at > now) break;
+      const taskId = this.expiryIds[this.expiryHead] as string;
       this.expiryHead++;
-      if (entry.log.expiresAt === entry.at && entry.log.state === 'retained') this.expire(entry.taskId, entry.log);
+      const log = this.logs.get(taskId);
+      if (log?.expiresAt !== at) continue;
+      if (log instanceof PackedLog) this.logs.delete(taskId);
+      else if (log.state === 'retained') this.expire(taskId, log);
     }
-    if (this.expiryHead > 1024 && this.expiryHead * 2 > this.expiries.length) {
-      this.expiries = this.expiries.slice(this.expiryHead);
+    if (this.expiryHead > 1024 && this.expiryHead * 2 > this.expiryIds.length) {
+      this.expiryIds = this.expiryIds.slice(this.expiryHead);
+      this.expiryAts = this.expiryAts.slice(this.expiryHead);
       this.expiryHead = 0;
     }
     this.armSweep();
@@ -302,16 +258,11 @@ export class MemoryEventLog implements TaskEventLog {
     log.expiresAt = undefined;
     log.state = 'idle';
     // A subscriber of a paused task waits for its next turn: its log must stay the same object.
-    if (log.listeners.size === 0) this.drop(taskId, log);
-  }
-
-  /** Its queue entry goes stale and is skipped when its time comes. */
-  private cancelExpiry(log: Log): void {
-    log.expiresAt = undefined;
+    if (!log.listeners) this.drop(taskId, log);
   }
 
   private drop(taskId: string, log: Log): void {
-    this.cancelExpiry(log);
+    log.expiresAt = undefined;
     if (this.logs.get(taskId) === log) this.logs.delete(taskId);
   }
 
@@ -320,7 +271,11 @@ export class MemoryEventLog implements TaskEventLog {
     let retained = 0;
     let held = 0;
     for (const log of this.logs.values()) {
-      subscribers += log.listeners.size;
+      if (log instanceof PackedLog) {
+        retained++;
+        continue;
+      }
+      subscribers += log.listeners?.size ?? 0;
       if (log.state === 'retained') retained++;
       else if (log.state === 'idle') held++;
     }
@@ -330,9 +285,10 @@ export class MemoryEventLog implements TaskEventLog {
   dispose(): void {
     if (this.sweepTimer) clearTimeout(this.sweepTimer);
     this.sweepTimer = undefined;
-    this.expiries = [];
+    this.expiryIds = [];
+    this.expiryAts = [];
     this.expiryHead = 0;
-    for (const log of this.logs.values()) this.cancelExpiry(log);
+    for (const log of this.logs.values()) if (!(log instanceof PackedLog)) log.expiresAt = undefined;
     this.logs.clear();
   }
 }

@@ -13,14 +13,15 @@
  * number already sent: no gap, no duplicate.
  */
 import type { StreamEvent, Task } from '../a2a/schemas.js';
-import type { LoggedEvent, TaskEventLog } from './event-log.js';
+import { eventJson, type LoggedEvent, type TaskEventLog } from './event-log.js';
 
 export interface FeedSink {
   /**
-   * One event; `seq` becomes the SSE `id:` (absent for a direct reply). Returns false when
-   * the client has not taken what was sent before: a replay then waits for `onDrain`.
+   * One event; `seq` becomes the SSE `id:` (absent for a direct reply), `json` is the event's
+   * JSON text when the log has it (made once per logged event: packing reuses it). Returns
+   * false when the client has not taken what was sent before: a replay then waits for `onDrain`.
    */
-  event(event: StreamEvent, seq: number | undefined): boolean;
+  event(event: StreamEvent, seq: number | undefined, json?: string): boolean;
   /** Calls `resume` once, when everything sent so far has left the server's buffers. */
   onDrain(resume: () => void): void;
   /** The feed is over: the final event was delivered. */
@@ -118,7 +119,7 @@ export class FeedRun {
   private deliver(entry: LoggedEvent): void {
     if (this.stopped || entry.seq <= this.lastSeq) return;
     this.lastSeq = entry.seq;
-    this.blocked = !this.sink.event(entry.event, entry.seq);
+    this.blocked = !this.sink.event(entry.event, entry.seq, eventJson(entry));
     if (isFinal(entry.event)) this.finish();
   }
 

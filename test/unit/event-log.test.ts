@@ -52,8 +52,13 @@ describe('MemoryEventLog', () => {
     log.close('t');
     expect(log.stats()).toMatchObject({ logs: 1, retained: 1 });
     // Byte for byte, key order included: a replayed event is written as it was first sent.
-    expect(JSON.stringify(log.since('t', 0))).toBe(JSON.stringify(logged.map((event, i) => ({ seq: i + 1, event }))));
-    expect(log.since('t', 2)).toEqual([{ seq: 3, event: logged[2] }]);
+    const replay = log.since('t', 0);
+    expect(JSON.stringify(replay?.map(({ seq, event }) => ({ seq, event })))).toBe(
+      JSON.stringify(logged.map((event, i) => ({ seq: i + 1, event }))),
+    );
+    // The replay carries each event's JSON text, which its frames splice in.
+    expect(replay?.map((e) => e.json)).toEqual(logged.map((event) => JSON.stringify(event)));
+    expect(log.since('t', 2)).toEqual([{ seq: 3, event: logged[2], json: JSON.stringify(logged[2]) }]);
     log.open('t', { afterSeq: 3, watched: true });
     log.append('t', status('working'));
     expect(log.since('t', 1)?.map((e) => [e.seq, e.event.kind])).toEqual([
@@ -121,6 +126,38 @@ describe('MemoryEventLog', () => {
     await eventually(() => (log.stats().held === 1 ? true : undefined));
     off();
     expect(log.stats().logs).toBe(0);
+  });
+
+  it('a subscriber of a retained log reads it, and the log still expires when its retention ends', async () => {
+    log = new MemoryEventLog(10, 40);
+    log.open('t', { afterSeq: 0, watched: true });
+    log.append('t', status('working'));
+    log.append('t', status('input-required', true));
+    log.close('t');
+    const seen: number[] = [];
+    const off = log.subscribe('t', (e) => seen.push(e.seq));
+    expect(log.since('t', 1)?.map((e) => e.seq)).toEqual([2]);
+    expect(log.stats()).toMatchObject({ logs: 1, retained: 1, subscribers: 1 });
+    off();
+    expect(log.stats()).toMatchObject({ logs: 1, retained: 1, subscribers: 0 });
+    expect(log.since('t', 0)?.map((e) => e.seq)).toEqual([1, 2]);
+    await eventually(() => (log.stats().logs === 0 ? true : undefined));
+    expect(seen).toEqual([]);
+  });
+
+  it('a retained log closed again is retained afresh, and an event it has no room for is never replayed', () => {
+    log = new MemoryEventLog(0, 60_000);
+    log.open('t', { afterSeq: 0, watched: true });
+    log.append('t', status('working'));
+    log.close('t');
+    log.close('t');
+    expect(log.stats()).toMatchObject({ logs: 1, retained: 1 });
+    expect(log.since('t', 1)).toEqual([]);
+    // A replica's event arrives for a retained log that keeps none.
+    log.append('t', status('working'));
+    expect(log.lastSeq('t')).toBe(2);
+    expect(log.since('t', 1)).toBeUndefined();
+    expect(log.since('t', 2)).toEqual([]);
   });
 
   it('a subscriber of a task with no log leaves nothing behind', () => {
