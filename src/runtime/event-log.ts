@@ -220,8 +220,18 @@ export class MemoryEventLog implements TaskEventLog {
   private packRetained(taskId: string, log: Log): void {
     const { ring, seq } = log;
     const expiresAt = log.expiresAt as number;
-    if (!(ring instanceof PackedLog)) this.logs.set(taskId, pack(taskId, seq, ring, expiresAt));
-    else if (ring.expiresAt === expiresAt) this.logs.set(taskId, ring);
+    if (!(ring instanceof PackedLog)) {
+      let packed: PackedLog;
+      try {
+        packed = pack(taskId, seq, ring, expiresAt);
+      } catch {
+        // An event the agent changed after handing it over no longer serializes: the log stays
+        // as objects until it expires (a replay of that event fails that stream alone). Thrown
+        // on, it would break the unsubscribe of the stream that is ending, which then never ends.
+        return;
+      }
+      this.logs.set(taskId, packed);
+    } else if (ring.expiresAt === expiresAt) this.logs.set(taskId, ring);
     else this.logs.set(taskId, new PackedLog(seq, ring.first, ring.contextId, ring.text, expiresAt));
   }
 

@@ -160,6 +160,20 @@ describe('MemoryEventLog', () => {
     expect(log.since('t', 2)).toEqual([]);
   });
 
+  it('a retained log whose event stopped serializing stays as objects, and its last listener still leaves', () => {
+    log = new MemoryEventLog(10, 60_000);
+    log.open('t', { afterSeq: 0, watched: true });
+    const unsubscribe = log.subscribe('t', () => {});
+    const event = status('working');
+    log.append('t', event);
+    // The agent changed what it handed over: the event now holds itself.
+    Object.assign(event, { self: event });
+    log.close('t');
+    expect(() => unsubscribe()).not.toThrow();
+    expect(log.stats().retained).toBe(1);
+    expect(log.since('t', 0)?.map((e) => e.seq)).toEqual([1]);
+  });
+
   it('a subscriber of a task with no log leaves nothing behind', () => {
     log = new MemoryEventLog(10, 1000);
     const off = log.subscribe('paused', () => {});
