@@ -5,7 +5,7 @@
  * transition listeners (push), and the turn's end is written before anyone is told of it.
  */
 import type { AgentDefinition, ArtifactChunk } from '../agent.js';
-import type { Message, StreamEvent, TaskState } from '../a2a/schemas.js';
+import type { Artifact, Message, StreamEvent, TaskArtifactUpdateEvent, TaskState } from '../a2a/schemas.js';
 import { errorFields, type Logger } from '../log.js';
 import { isInterruptedState, isTerminalState } from '../../machines/task.machine.js';
 import { newId } from '../a2a/ids.js';
@@ -127,23 +127,18 @@ export class TurnEffects {
 
   /** Applies an artifact chunk to the task and logs its event. */
   private addArtifact(live: LiveTask, chunk: ArtifactChunk): void {
-    const artifact = {
-      artifactId: chunk.artifactId ?? newId(),
-      parts: chunk.parts,
-      ...(chunk.name !== undefined ? { name: chunk.name } : {}),
-      ...(chunk.description !== undefined ? { description: chunk.description } : {}),
-      ...(chunk.metadata !== undefined ? { metadata: chunk.metadata } : {}),
-      ...(chunk.extensions !== undefined ? { extensions: chunk.extensions } : {}),
-    };
+    // The parts are copied once, out of the handler's reach; the task and the event then share
+    // this artifact (neither is ever changed in place).
+    const artifact: Artifact = { artifactId: chunk.artifactId ?? newId(), parts: chunk.parts.slice() };
+    if (chunk.name !== undefined) artifact.name = chunk.name;
+    if (chunk.description !== undefined) artifact.description = chunk.description;
+    if (chunk.metadata !== undefined) artifact.metadata = chunk.metadata;
+    if (chunk.extensions !== undefined) artifact.extensions = chunk.extensions;
     applyArtifactChunk(live.task, artifact, chunk.append === true);
-    this.appendEvent(live, {
-      kind: 'artifact-update',
-      taskId: live.id,
-      contextId: live.task.contextId,
-      artifact,
-      ...(chunk.append !== undefined ? { append: chunk.append } : {}),
-      ...(chunk.lastChunk !== undefined ? { lastChunk: chunk.lastChunk } : {}),
-    });
+    const event: TaskArtifactUpdateEvent = { kind: 'artifact-update', taskId: live.id, contextId: live.task.contextId, artifact };
+    if (chunk.append !== undefined) event.append = chunk.append;
+    if (chunk.lastChunk !== undefined) event.lastChunk = chunk.lastChunk;
+    this.appendEvent(live, event);
   }
 
   private reply(live: LiveTask, message: Message): void {
