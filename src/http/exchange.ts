@@ -284,20 +284,26 @@ export function createExchange(opts: ExchangeOptions, fallbackHost: string) {
       return;
     }
 
+    const failed = (err: unknown): void => {
+      opts.logger.error('http.unhandled', { method, path, ...errorFields(err) });
+      // A stream that started has its own way to end; anything else still gets an answer.
+      if (state.aborted || state.onAbort) return;
+      try {
+        writeReply(res, state, earlyErrorReply(method, path, a2aError('internal')));
+      } catch (again) {
+        opts.logger.error('http.reply_failed', { method, path, ...errorFields(again) });
+      }
+    };
+    // One `then` with both handlers (a failed write caught here): `then(...).catch(...)` cost
+    // every request a second promise and a microtask hop.
     const dispatch = (body: Buffer): void => {
-      opts
-        .route(new RoutedRequest(method, path, query, headers, body, fallbackHost, req.mountPath))
-        .then((reply) => writeReply(res, state, reply))
-        .catch((err: unknown) => {
-          opts.logger.error('http.unhandled', { method, path, ...errorFields(err) });
-          // A stream that started has its own way to end; anything else still gets an answer.
-          if (state.aborted || state.onAbort) return;
-          try {
-            writeReply(res, state, earlyErrorReply(method, path, a2aError('internal')));
-          } catch (again) {
-            opts.logger.error('http.reply_failed', { method, path, ...errorFields(again) });
-          }
-        });
+      opts.route(new RoutedRequest(method, path, query, headers, body, fallbackHost, req.mountPath)).then((reply) => {
+        try {
+          writeReply(res, state, reply);
+        } catch (err) {
+          failed(err);
+        }
+      }, failed);
     };
 
     const declared = Number(headers['content-length'] ?? '0');

@@ -53,6 +53,9 @@ function rpcError(id: RpcId, err: A2AError): Reply {
 /** A JSON-RPC error reply for an error found before dispatch (content type, parse, version, framing, size). */
 export const jsonRpcErrorReply = (id: RpcId, err: A2AError): Reply => rpcError(id, err);
 
+/** An error reply, as the promise every request is answered with. */
+const refuse = (id: RpcId, err: A2AError): Promise<Reply> => Promise.resolve(rpcError(id, err));
+
 /** A JSON-RPC notification was carried out: nothing to say (JSON-RPC 2.0 §4.1). */
 const NO_CONTENT: Reply = { kind: 'empty', status: 204 };
 
@@ -124,6 +127,47 @@ export function createJsonRpcHandler(ops: Operations, logger: Logger, gate?: Aut
     }
   }
 
+  /** A streaming method's answer: the feed, or its refusal (JSON or one SSE error event). */
+  async function openStream(stream: StreamMethod, id: RpcId, method: string, params: unknown, ctx: RpcContext): Promise<Reply> {
+    try {
+      const authorized = authorize(stream[0], ctx);
+      if (authorized) await authorized;
+    } catch (err) {
+      return rpcError(id, toA2AError(err, logger, method));
+    }
+    let feed: TaskFeed;
+    try {
+      // A missing required extension is refused like a bad param: one SSE error event.
+      ops.requireExtensions(stream[0], ctx.extensions);
+      feed = await stream[1](params, ctx);
+    } catch (err) {
+      const a2a = toA2AError(err, logger, method);
+      // Capability refusals are plain JSON (clients read a JSON body for them); every
+      // other error of a streaming method is one SSE error event (wire reference §2.3).
+      if (a2a.entry === ERRORS.streamingNotSupported) return rpcError(id, a2a);
+      return { kind: 'stream-error', data: envelope(id, { error: errorBody(a2a) }), refused: a2a.entry };
+    }
+    // The envelope's head once per stream; an event the log already serialized is spliced in.
+    const head = `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`;
+    return { kind: 'stream', feed, frame: (event, json) => `${head}${json ?? toJsonText(event)}}` };
+  }
+
+  /**
+   * A unary method's answer. Not async: its promise is the method's, mapped once (an async
+   * frame and its await cost every request a promise, a frame and a hop more).
+   */
+  const call = (fn: UnaryMethod, id: RpcId, method: string, params: unknown, ctx: RpcContext): Promise<Reply> => {
+    const refused = (err: unknown): Reply => rpcError(id, toA2AError(err, logger, method));
+    try {
+      // Without auth `admit` makes no promise, and none is waited for.
+      const admitted = admit(fn[0], ctx);
+      const result = admitted ? admitted.then(() => fn[1](params, ctx)) : fn[1](params, ctx);
+      return result.then((value): Reply => ({ kind: 'json', status: 200, body: envelope(id, { result: value }) }), refused);
+    } catch (err) {
+      return Promise.resolve(refused(err));
+    }
+  };
+
   return {
     idOf,
 
@@ -133,55 +177,24 @@ export function createJsonRpcHandler(ops: Operations, logger: Logger, gate?: Aut
       return typeof method === 'string' && (streaming.has(method) || unary.has(method)) ? method : 'unknown';
     },
 
-    async handle(body: unknown, ctx: RpcContext): Promise<Reply> {
+    /** Not async: a unary method's own promise is handed on (see `call`), no frame around it. */
+    handle(body: unknown, ctx: RpcContext): Promise<Reply> {
       if (Array.isArray(body))
-        return rpcError(null, a2aError('invalidRequest', 'batch requests are not supported: send one request object per call'));
-      if (!isObject(body)) return rpcError(null, a2aError('invalidRequest', 'a JSON-RPC request is a JSON object'));
+        return refuse(null, a2aError('invalidRequest', 'batch requests are not supported: send one request object per call'));
+      if (!isObject(body)) return refuse(null, a2aError('invalidRequest', 'a JSON-RPC request is a JSON object'));
       const id = idOf(body);
-      if (body.jsonrpc !== '2.0') return rpcError(id, a2aError('invalidRequest', 'jsonrpc must be "2.0"'));
-      if (typeof body.method !== 'string') return rpcError(id, a2aError('invalidRequest', 'method must be a string'));
-      if ('id' in body && !isRpcId(body.id)) return rpcError(null, a2aError('invalidRequest', 'id must be a string, an integer or null'));
-      if (body.params !== undefined && !isObject(body.params)) return rpcError(id, a2aError('invalidParams', 'params must be an object'));
+      if (body.jsonrpc !== '2.0') return refuse(id, a2aError('invalidRequest', 'jsonrpc must be "2.0"'));
+      if (typeof body.method !== 'string') return refuse(id, a2aError('invalidRequest', 'method must be a string'));
+      if ('id' in body && !isRpcId(body.id)) return refuse(null, a2aError('invalidRequest', 'id must be a string, an integer or null'));
+      if (body.params !== undefined && !isObject(body.params)) return refuse(id, a2aError('invalidParams', 'params must be an object'));
       const method = body.method;
       const params = body.params ?? {};
       if (!('id' in body)) return notify(method, params, ctx);
-
       const stream = streaming.get(method);
-      if (stream) {
-        try {
-          const authorized = authorize(stream[0], ctx);
-          if (authorized) await authorized;
-        } catch (err) {
-          return rpcError(id, toA2AError(err, logger, method));
-        }
-        let feed: TaskFeed;
-        try {
-          // A missing required extension is refused like a bad param: one SSE error event.
-          ops.requireExtensions(stream[0], ctx.extensions);
-          feed = await stream[1](params, ctx);
-        } catch (err) {
-          const a2a = toA2AError(err, logger, method);
-          // Capability refusals are plain JSON (clients read a JSON body for them); every
-          // other error of a streaming method is one SSE error event (wire reference §2.3).
-          if (a2a.entry === ERRORS.streamingNotSupported) return rpcError(id, a2a);
-          return { kind: 'stream-error', data: envelope(id, { error: errorBody(a2a) }), refused: a2a.entry };
-        }
-        // The envelope's head once per stream; an event the log already serialized is spliced in.
-        const head = `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`;
-        return { kind: 'stream', feed, frame: (event, json) => `${head}${json ?? toJsonText(event)}}` };
-      }
-
+      if (stream) return openStream(stream, id, method, params, ctx);
       const fn = unary.get(method);
-      if (!fn) return rpcError(id, a2aError('methodNotFound', shown(method)));
-      try {
-        // Without auth `admit` makes no promise, and none is awaited.
-        const admitted = admit(fn[0], ctx);
-        if (admitted) await admitted;
-        const result = await fn[1](params, ctx);
-        return { kind: 'json', status: 200, body: envelope(id, { result }) };
-      } catch (err) {
-        return rpcError(id, toA2AError(err, logger, method));
-      }
+      if (!fn) return refuse(id, a2aError('methodNotFound', shown(method)));
+      return call(fn, id, method, params, ctx);
     },
   };
 }

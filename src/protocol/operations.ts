@@ -217,8 +217,14 @@ export function createOperations(deps: OperationsDeps): Operations {
     activateExtensions: (headers) => extensions.activate(headers),
     requireExtensions: (operation, activated) => extensions.require(operation, activated),
 
-    async sendMessage(raw: unknown, caller?: Caller, activated?: readonly string[]): Promise<Task | Message | JsonText> {
-      return resultOf(await service.sendMessage(checkedSend(parseSendParams(tolerantSendParams(raw))), caller, activated));
+    /** Not async: the service's promise, mapped (an async frame cost a promise and an await hop per send). */
+    sendMessage(raw: unknown, caller?: Caller, activated?: readonly string[]): Promise<Task | Message | JsonText> {
+      try {
+        return service.sendMessage(checkedSend(parseSendParams(tolerantSendParams(raw))), caller, activated).then(resultOf);
+      } catch (err) {
+        // As from the async function this was: invalid params are a rejected promise, never a throw.
+        return Promise.reject(err);
+      }
     },
 
     /** message:stream. Validation and capability errors are thrown before any stream starts. */

@@ -62,7 +62,7 @@ interface RouteEntry {
 }
 
 /** 200 with the value in the dialect's shape (`as` is the dialect's serializer for it). */
-const ok = async <T>(value: Promise<T>, as: (v: T) => unknown): Promise<Reply> => json(200, as(await value));
+const ok = <T>(value: Promise<T>, as: (v: T) => unknown): Promise<Reply> => value.then((v) => json(200, as(v)));
 
 const stream = async (feed: Promise<TaskFeed>, shape: RestDialect): Promise<Reply> => ({
   kind: 'stream',

@@ -127,6 +127,13 @@ export class LiveTask {
   storedJson: string | undefined;
   /** The task as it was when submitted: the first event of a `message:stream` (stream mode only). */
   initialSnapshot: Task | undefined;
+  /**
+   * A status published before the task was exposed, which transition listeners are told of once
+   * it is (turn-effects.ts), and the copy of the task as it was then: made only if the task
+   * changes before that, which a turn that exposes it by an agent call never does.
+   */
+  heldStatus: Task['status'] | undefined;
+  heldCopy: Task | undefined;
 
   /** The principal id the task belongs to (with auth on); written with the task's first store write. */
   readonly owner: string | undefined;

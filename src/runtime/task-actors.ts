@@ -40,6 +40,18 @@ export function taskActorStarter(opts: TaskActorOptions): ActorStarter {
         effects.turnBroke(args.context.taskId, err);
       }
     };
+  /**
+   * The handler's turn, a microtask after the machine's macrostep. One function for every task:
+   * `then(run).catch(broke)` with closures over the task id cost each turn two closures and a
+   * promise, and adopting the handler's promise two more reactions.
+   */
+  const runTurn = (taskId: string): void => {
+    try {
+      effects.runTurn(taskId)?.catch((err: unknown) => effects.turnBroke(taskId, err));
+    } catch (err) {
+      effects.turnBroke(taskId, err);
+    }
+  };
   const machine = defineRuntimeTaskMachine().provide({
     actions: {
       stateEntered: guarded((taskId, { context, event }, params: { state: TaskState }) => {
@@ -55,9 +67,7 @@ export function taskActorStarter(opts: TaskActorOptions): ActorStarter {
       // The handler starts after the machine's macrostep, so every call it makes is processed
       // at once (and `can()` answers for the state the call really meets).
       startAgentTurn: guarded((taskId) => {
-        void Promise.resolve(taskId)
-          .then((id) => effects.runTurn(id))
-          .catch((err: unknown) => effects.turnBroke(taskId, err));
+        void Promise.resolve(taskId).then(runTurn);
       }),
     },
     delays: { forceCancelTimeout: opts.cancelForceTimeout * 1000 },

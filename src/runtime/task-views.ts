@@ -60,16 +60,21 @@ export function statusEvent(task: Task): TaskStatusUpdateEvent {
   };
 }
 
-/** Applies an artifact chunk to the task's artifacts (append extends, otherwise replace/start). */
+/**
+ * Applies an artifact chunk to the task's artifacts (append extends, otherwise replace/start).
+ * The chunk becomes the task's own (its caller made it): artifacts are never changed in place,
+ * an append replaces the entry with a new one.
+ */
 export function applyArtifactChunk(task: Task, chunk: Artifact, append: boolean): void {
   const artifacts = (task.artifacts ??= []);
-  const at = artifacts.findIndex((a) => a.artifactId === chunk.artifactId);
-  const existing = at >= 0 ? artifacts[at] : undefined;
+  let at = 0;
+  while (at < artifacts.length && (artifacts[at] as Artifact).artifactId !== chunk.artifactId) at++;
+  const existing = artifacts[at];
   if (append && existing) {
     artifacts[at] = { ...existing, parts: [...existing.parts, ...chunk.parts] };
   } else if (existing) {
-    artifacts[at] = { ...chunk, parts: chunk.parts.slice() };
+    artifacts[at] = chunk;
   } else {
-    artifacts.push({ ...chunk, parts: chunk.parts.slice() });
+    artifacts.push(chunk);
   }
 }

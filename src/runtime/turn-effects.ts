@@ -5,7 +5,7 @@
  * transition listeners (push), and the turn's end is written before anyone is told of it.
  */
 import type { AgentDefinition, ArtifactChunk } from '../agent.js';
-import type { Message, StreamEvent, TaskState } from '../a2a/schemas.js';
+import type { Artifact, Message, StreamEvent, TaskArtifactUpdateEvent, TaskState } from '../a2a/schemas.js';
 import { errorFields, type Logger } from '../log.js';
 import { isInterruptedState, isTerminalState } from '../../machines/task.machine.js';
 import { newId } from '../a2a/ids.js';
@@ -127,23 +127,18 @@ export class TurnEffects {
 
   /** Applies an artifact chunk to the task and logs its event. */
   private addArtifact(live: LiveTask, chunk: ArtifactChunk): void {
-    const artifact = {
-      artifactId: chunk.artifactId ?? newId(),
-      parts: chunk.parts,
-      ...(chunk.name !== undefined ? { name: chunk.name } : {}),
-      ...(chunk.description !== undefined ? { description: chunk.description } : {}),
-      ...(chunk.metadata !== undefined ? { metadata: chunk.metadata } : {}),
-      ...(chunk.extensions !== undefined ? { extensions: chunk.extensions } : {}),
-    };
+    // The parts are copied once, out of the handler's reach; the task and the event then share
+    // this artifact (neither is ever changed in place).
+    const artifact: Artifact = { artifactId: chunk.artifactId ?? newId(), parts: chunk.parts.slice() };
+    if (chunk.name !== undefined) artifact.name = chunk.name;
+    if (chunk.description !== undefined) artifact.description = chunk.description;
+    if (chunk.metadata !== undefined) artifact.metadata = chunk.metadata;
+    if (chunk.extensions !== undefined) artifact.extensions = chunk.extensions;
     applyArtifactChunk(live.task, artifact, chunk.append === true);
-    this.appendEvent(live, {
-      kind: 'artifact-update',
-      taskId: live.id,
-      contextId: live.task.contextId,
-      artifact,
-      ...(chunk.append !== undefined ? { append: chunk.append } : {}),
-      ...(chunk.lastChunk !== undefined ? { lastChunk: chunk.lastChunk } : {}),
-    });
+    const event: TaskArtifactUpdateEvent = { kind: 'artifact-update', taskId: live.id, contextId: live.task.contextId, artifact };
+    if (chunk.append !== undefined) event.append = chunk.append;
+    if (chunk.lastChunk !== undefined) event.lastChunk = chunk.lastChunk;
+    this.appendEvent(live, event);
   }
 
   private reply(live: LiveTask, message: Message): void {
@@ -170,6 +165,7 @@ export class TurnEffects {
     const live = this.deps.live.get(taskId);
     if (!live) return;
     this.metrics.taskEntered(state);
+    this.keepHeldCopy(live);
     if (artifact) this.addArtifact(live, artifact);
     turnTransition(live, taskId, live.task.contextId, live.task.status.state, state, this.deps.logger);
     const timestamp = this.nextLiveTimestamp(live);
@@ -218,19 +214,56 @@ export class TurnEffects {
     const listeners = this.deps.transitionListeners;
     if (listeners.size === 0) return;
     if (!live.exposed) {
-      // Told later, so the task as it is now is copied (the turn's first status, before any agent call).
-      const copy = this.copyForListeners(live);
-      live.whenExposed(() => {
-        for (const listener of listeners) this.tell(live, listener, copy);
-      });
+      // The turn's first status, before any agent call: told once the task is exposed, as it is now.
+      if (live.heldStatus !== undefined) {
+        // A second one held (no path does this today): the task as it is now is copied at once.
+        const copy = this.copyForListeners(live);
+        live.whenExposed(() => {
+          for (const listener of listeners) this.tell(live, listener, copy);
+        });
+        return;
+      }
+      live.heldStatus = live.task.status;
+      live.whenExposed(() => this.tellHeld(live));
       return;
     }
-    // A listener with nothing to do (a task without push configs) costs no copy of the task.
+    this.tellListeners(live);
+  }
+
+  /** A listener with nothing to do (a task without push configs) costs no copy of the task. */
+  private tellListeners(live: LiveTask): void {
     let copy: Task | undefined;
-    for (const listener of listeners) {
+    for (const listener of this.deps.transitionListeners) {
       if (this.handledWithoutCopy(live, listener)) continue;
       this.tell(live, listener, (copy ??= this.copyForListeners(live)));
     }
+  }
+
+  /**
+   * The task is about to change: a status still held for listeners keeps a copy of the task as
+   * it was. Called before every change a task can undergo while it is not exposed (a state
+   * entered without an agent call: the handler returned or threw, a cancel, a runtime failure).
+   */
+  private keepHeldCopy(live: LiveTask): void {
+    if (live.heldStatus !== undefined && live.heldCopy === undefined) live.heldCopy = this.copyForListeners(live);
+  }
+
+  /**
+   * The task was exposed: listeners are told of the held status. When the task has not changed
+   * since (the agent's call exposed it), it is a transition of the exposed task like any other,
+   * read from the task itself; otherwise each gets the copy kept when it changed.
+   */
+  private tellHeld(live: LiveTask): void {
+    const copy = live.heldCopy;
+    const unchanged = copy === undefined && live.task.status === live.heldStatus;
+    live.heldStatus = undefined;
+    live.heldCopy = undefined;
+    if (unchanged) {
+      this.tellListeners(live);
+      return;
+    }
+    const told = copy ?? this.copyForListeners(live);
+    for (const listener of this.deps.transitionListeners) this.tell(live, listener, told);
   }
 
   private copyForListeners(live: LiveTask): Task {
@@ -306,6 +339,7 @@ export class TurnEffects {
       return;
     }
     // The machine has left `working` already: end the turn from where it stands.
+    this.keepHeldCopy(live);
     markFailed(live.task, RUNTIME_FAILED);
     void this.endTurn(live).catch((e: unknown) => this.deps.logger.error('runtime.turn_end_failed', { taskId, ...errorFields(e) }));
   }

@@ -132,6 +132,20 @@ describe.each(STORE_KINDS)('push delivery, %s store', (storeKind) => {
       expect(bodies[1].status.message.parts[0].text).toBe('broke');
     });
 
+    it('a handler that throws before any call delivers working as it was, then failed', async () => {
+      const r = await a2a.send({
+        message: userMessage('throw'),
+        configuration: { pushNotificationConfig: { url: rx.url, token: 't' } },
+      });
+      expect(r.result.status.state).toBe('failed');
+      const bodies = await untilTerminal(rx, r.result.id);
+      expect(statesOf(bodies)).toEqual(['working', 'failed']);
+      // The task changed (failed) before it was exposed: `working` still shows the task of then.
+      expect(bodies[0].history).toHaveLength(1);
+      expect(bodies[0].metadata.stateTransitions.map((t: Json) => t.state)).toEqual(['submitted', 'working']);
+      expect(bodies[1].metadata.stateTransitions.map((t: Json) => t.state)).toEqual(['submitted', 'working', 'failed']);
+    });
+
     it('a config given inline with a streaming send is delivered from the first transition', async () => {
       const params = { message: userMessage('slow 200'), configuration: { pushNotificationConfig: { url: rx.url } } };
       const stream =
