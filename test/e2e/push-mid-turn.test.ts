@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, defineAgent, type A2AServer } from '../../src/index.js';
-import { eventually } from '../support/a2a.js';
+import { eventually, rpcCall } from '../support/a2a.js';
 import { startReceiver, type Receiver } from '../support/webhook.js';
 
 describe('push config registered mid-turn', () => {
@@ -21,18 +21,11 @@ describe('push config registered mid-turn', () => {
       capabilities: { pushNotifications: true },
       async handler(ctx) {
         ctx.status('exposed, no configs yet');
-        const res = await fetch(`${server.url}/`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({
-            jsonrpc: '2.0',
-            id: 1,
-            method: 'tasks/pushNotificationConfig/set',
-            params: { taskId: ctx.taskId, pushNotificationConfig: { url: rx.url } },
-          }),
+        const set = await rpcCall(server.url, 'tasks/pushNotificationConfig/set', {
+          taskId: ctx.taskId,
+          pushNotificationConfig: { url: rx.url },
         });
-        const answer = await res.text();
-        if (!res.ok || answer.includes('"error"')) throw new Error(`set failed: ${answer}`);
+        if (set.status !== 200 || set.error) throw new Error(`set failed: ${JSON.stringify(set.error)}`);
         ctx.status('configured');
         ctx.complete('done');
       },
@@ -53,17 +46,9 @@ describe('push config registered mid-turn', () => {
   });
 
   it('gets the transitions after its registration, and none before', async () => {
-    const res = await fetch(`${server.url}/`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'message/send',
-        params: { message: { kind: 'message', role: 'user', messageId: 'mid-1', parts: [{ kind: 'text', text: 'go' }] } },
-      }),
+    const { result } = await rpcCall(server.url, 'message/send', {
+      message: { kind: 'message', role: 'user', messageId: 'mid-1', parts: [{ kind: 'text', text: 'go' }] },
     });
-    const { result } = (await res.json()) as { result: { id: string; status: { state: string } } };
     expect(result.status).toMatchObject({ state: 'completed' });
     const bodies = await eventually(() => {
       const got = rx.bodiesOf(result.id);
