@@ -170,19 +170,17 @@ export class MemoryTaskStore implements TaskStore {
   }
 
   async findTaskIdByMessage(scope: string, messageId: string): Promise<string | undefined> {
-    const known = this.messages.get(messageId);
-    if (known === undefined || typeof known === 'string') return scope === '' ? known : undefined;
-    for (let i = 0; i < known.length; i += 2) if (known[i] === scope) return known[i + 1];
-    return undefined;
+    return recordedTask(this.messages.get(messageId), scope);
   }
 
   private rememberMessage({ scope, messageId }: MessageKey, taskId: string): void {
-    // The first task a message produced stays its answer (idempotency).
     const known = this.messages.get(messageId);
+    // The first task a message produced stays its answer (idempotency).
+    if (recordedTask(known, scope) !== undefined) return;
     if (known === undefined) this.messages.set(messageId, scope === '' ? taskId : [scope, taskId]);
-    else if (typeof known === 'string') {
-      if (scope !== '') this.messages.set(messageId, ['', known, scope, taskId]);
-    } else if (!known.some((s, i) => i % 2 === 0 && s === scope)) known.push(scope, taskId);
+    // A lone task is the '' scope's, and this scope is another.
+    else if (typeof known === 'string') this.messages.set(messageId, ['', known, scope, taskId]);
+    else known.push(scope, taskId);
   }
 
   async savePushConfig(taskId: string, config: StoredPushConfig): Promise<void> {
@@ -206,6 +204,13 @@ export class MemoryTaskStore implements TaskStore {
   }
 
   async close(): Promise<void> {}
+}
+
+/** The task a message id's records hold for `scope` (see `messages`). */
+function recordedTask(known: string | string[] | undefined, scope: string): string | undefined {
+  if (known === undefined || typeof known === 'string') return scope === '' ? known : undefined;
+  for (let i = 0; i < known.length; i += 2) if (known[i] === scope) return known[i + 1];
+  return undefined;
 }
 
 /** Inserts an id into an ascending array (at the end in the usual case: ids are time ordered). */
