@@ -7,9 +7,9 @@
  */
 import type { ServerBuild } from './build.js';
 import { startGenerator, startServerProcess } from './children.js';
+import { interleave, round1 } from './interleave.js';
 import type { BenchOptions } from './options.js';
 import { headersFor, requests, WORKLOADS } from './workloads.js';
-import type { LoadSpec } from './types.js';
 
 export interface AuthCost {
   rounds: number;
@@ -22,13 +22,6 @@ export interface AuthCost {
   costMicros: number;
 }
 
-const median = (values: readonly number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-};
-const round1 = (n: number): number => Math.round(n * 10) / 10;
-
 /** The memory server with one feature on, measured against the memory server. */
 export type CostVariant = 'auth' | 'metrics';
 
@@ -40,41 +33,39 @@ export async function measureAuthCost(
   variant: CostVariant = 'auth',
 ): Promise<AuthCost> {
   const memory = await startServerProcess('memory', sqlitePath, { build });
-  const auth = await startServerProcess(variant, sqlitePath, { build }).catch(async (err: unknown) => {
+  const withFeature = await startServerProcess(variant, sqlitePath, { build }).catch(async (err: unknown) => {
     await memory.stop();
     throw err;
   });
   const generator = startGenerator();
-  const samples = { memory: [] as number[], auth: [] as number[] };
   try {
-    for (let i = 0; i < rounds; i++) {
-      // Alternating who goes first cancels whatever drifts over the run.
-      const order = i % 2 === 0 ? (['memory', 'auth'] as const) : (['auth', 'memory'] as const);
-      // (`auth` below stands for the variant server, whichever it is.)
-      for (const kind of order) {
-        const server = kind === 'memory' ? memory : auth;
-        const spec: LoadSpec = {
-          origins: server.urls,
-          request: requests.rpcSend(),
-          check: WORKLOADS.W1.check,
-          connections: opts.connections,
-          warmupMs: opts.warmupMs,
-          durationMs: opts.durationMs,
-          ...headersFor(kind === 'auth' ? variant : kind),
-        };
-        const m = await generator.run(spec, server);
-        if (m.result.errors > 0 || m.result.requests === 0)
-          throw new Error(`${variant} cost: ${kind === 'auth' ? variant : kind} W1 round ${i + 1} had ${m.result.errors} errors`);
-        samples[kind].push(round1(m.serverCpuMicros / m.result.requests));
-      }
-    }
+    const measured = await interleave(
+      generator,
+      [memory, withFeature],
+      rounds,
+      (server) => ({
+        origins: server.urls,
+        request: requests.rpcSend(),
+        check: WORKLOADS.W1.check,
+        connections: opts.connections,
+        warmupMs: opts.warmupMs,
+        durationMs: opts.durationMs,
+        ...headersFor(server.kind),
+      }),
+      `${variant} cost: W1`,
+    );
+    return {
+      rounds,
+      memory: measured.first,
+      auth: measured.second,
+      memoryMedian: measured.firstMedian,
+      authMedian: measured.secondMedian,
+      costMicros: round1(measured.secondMedian - measured.firstMedian),
+    };
   } finally {
     await generator.close();
-    await Promise.all([memory.stop(), auth.stop()]);
+    await Promise.all([memory.stop(), withFeature.stop()]);
   }
-  const memoryMedian = round1(median(samples.memory));
-  const authMedian = round1(median(samples.auth));
-  return { rounds, ...samples, memoryMedian, authMedian, costMicros: round1(authMedian - memoryMedian) };
 }
 
 export const metricsCostNote = (c: AuthCost): string =>

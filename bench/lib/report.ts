@@ -37,7 +37,9 @@ export function targetOf(row: Row, rows: readonly Row[]): string | undefined {
   if (row.outcome !== 'measured') return undefined;
   const cpuTarget = CPU_TARGETS[row.workload];
   if (row.server === 'memory' && cpuTarget !== undefined && row.cpuVsPeer !== undefined) {
-    return `target CPU x peer ≤ ${cpuTarget}x${mark(row.cpuVsPeer <= cpuTarget)}`;
+    const paired =
+      row.pairedCpuVsPeer === undefined ? '' : `; interleaved ${row.pairedCpuVsPeer.toFixed(2)}x${mark(row.pairedCpuVsPeer <= cpuTarget)}`;
+    return `target CPU x peer ≤ ${cpuTarget}x${mark(row.cpuVsPeer <= cpuTarget)}${paired}`;
   }
   const memoryTarget = MEMORY_TARGETS[row.workload];
   if (row.server === 'memory' && memoryTarget !== undefined && row.memory) {

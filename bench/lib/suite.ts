@@ -28,6 +28,7 @@ import { SERVER_LABEL } from './report.js';
 import type { LoadSpec, RequestTemplate, ServerKind, WorkloadId } from './types.js';
 import { FRESH_PROCESS, headersFor, RUN_ORDER, WORKLOADS, requests } from './workloads.js';
 import { authCostNote, measureAuthCost, metricsCostNote } from './auth-cost.js';
+import { measurePairedRatios, PAIRED_WORKLOADS, pairedNote } from './paired.js';
 
 export type Outcome = 'measured' | 'skipped' | 'failed' | 'not-yet-measured';
 
@@ -72,6 +73,8 @@ export interface Row {
   vsPeer?: number;
   /** Ours over the peer: server CPU per unit. */
   cpuVsPeer?: number;
+  /** The memory rows of W1, W2, W4: the same ratio measured in interleaved rounds (bench/lib/paired.ts). */
+  pairedCpuVsPeer?: number;
   /** The `auth` W1 row: CPU µs per task bearer auth adds (bench/lib/auth-cost.ts, interleaved rounds). */
   authCostMicros?: number;
   /** The `metrics` W1 row: CPU µs per task metrics add (the same interleaved measurement). */
@@ -523,6 +526,26 @@ export async function runSuite(opts: BenchOptions, log: (line: string) => void =
         const row = rows.find((r) => r.workload === 'W1' && r.server === 'metrics' && r.outcome === 'measured');
         if (row) row.metricsCostMicros = cost.costMicros;
         notes.push(metricsCostNote(cost));
+      } catch (err) {
+        notes.push(err instanceof Error ? err.message : String(err));
+      }
+    }
+    // The CPU ratios again, in interleaved rounds: the table's two rows were minutes apart.
+    const paired = PAIRED_WORKLOADS.filter((id) => opts.workloads.includes(id));
+    if (
+      build !== undefined &&
+      opts.profile === undefined &&
+      opts.servers.includes('memory') &&
+      opts.servers.includes('peer') &&
+      paired.length > 0
+    ) {
+      try {
+        for (const p of await measurePairedRatios(build, opts, opts.quick ? 2 : 3, join(temp, 'paired.db'), paired)) {
+          log(`interleaved ${p.workload}: ours ${p.first.join(', ')} vs peer ${p.second.join(', ')} µs CPU = ${p.ratio}x`);
+          const row = rows.find((r) => r.workload === p.workload && r.server === 'memory' && r.outcome === 'measured');
+          if (row) row.pairedCpuVsPeer = p.ratio;
+          notes.push(pairedNote(p));
+        }
       } catch (err) {
         notes.push(err instanceof Error ? err.message : String(err));
       }

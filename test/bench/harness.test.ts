@@ -35,6 +35,10 @@ describe('bench targets (issue 19)', () => {
     expect(targetOf(row({ workload: 'W1', server: 'memory', cpuVsPeer: 0.62 }), rows)).toBe('target CPU x peer ≤ 0.45x ✗');
     expect(targetOf(row({ workload: 'W2', server: 'memory', cpuVsPeer: 0.44 }), rows)).toBe('target CPU x peer ≤ 0.45x ✓');
     expect(targetOf(row({ workload: 'W4', server: 'memory', cpuVsPeer: 0.5 }), rows)).toBe('target CPU x peer ≤ 0.5x ✓');
+    // The interleaved figure is marked on its own: the two can disagree on a noisy machine.
+    expect(targetOf(row({ workload: 'W1', server: 'memory', cpuVsPeer: 0.47, pairedCpuVsPeer: 0.44 }), rows)).toBe(
+      'target CPU x peer ≤ 0.45x ✗; interleaved 0.44x ✓',
+    );
     const w5 = row({
       workload: 'W5',
       server: 'memory',
@@ -275,6 +279,26 @@ describe('bench smoke run', () => {
     } finally {
       rmSync(out, { recursive: true, force: true });
     }
+  });
+
+  it('measures the CPU ratio over the peer again in interleaved rounds, with both servers up', { timeout: 120_000 }, async () => {
+    const report: BenchReport = await runSuite(
+      smoke({ servers: ['memory', 'peer'], workloads: ['W1'], durationMs: 1000 }),
+      () => {},
+      build,
+    );
+    const ours = report.rows.find((r) => r.workload === 'W1' && r.server === 'memory');
+    const note = report.notes.find((n) => n.startsWith('interleaved W1 '));
+    // Two rounds each (quick): the note lists every round's CPU per task for both servers.
+    const rounds = /ours mem ([\d.]+) µs \[([\d., ]+)\] vs peer ([\d.]+) µs \[([\d., ]+)\].* = ([\d.]+)x$/.exec(note ?? '');
+    expect(rounds, note).not.toBeNull();
+    const [, oursMedian, oursRounds, peerMedian, peerRounds, ratio] = rounds as RegExpExecArray;
+    expect(oursRounds?.split(', ')).toHaveLength(2);
+    expect(peerRounds?.split(', ')).toHaveLength(2);
+    expect(Number(oursMedian)).toBeGreaterThan(0);
+    expect(Number(peerMedian)).toBeGreaterThan(0);
+    expect(ours?.pairedCpuVsPeer).toBe(Number(ratio));
+    expect(ours?.pairedCpuVsPeer).toBeCloseTo(Number(oursMedian) / Number(peerMedian), 1);
   });
 
   it('W9 pauses tasks and reads their memory; SOAK runs the mix and reads an RSS curve', { timeout: 90_000 }, async () => {

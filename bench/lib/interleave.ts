@@ -1,0 +1,57 @@
+/**
+ * Two servers measured on one workload in alternating rounds, both up the whole time. Two
+ * windows on one server differ by up to ±20% of CPU per unit on a shared two-core machine, and
+ * the speed of the machine drifts over a run: windows minutes apart (as the main table's rows of
+ * two servers are) compare two moments as much as two servers. Alternating who goes first and
+ * taking each server's median cancels the drift and most of the noise.
+ */
+import type { GeneratorProcess, ServerProcess } from './children.js';
+import type { LoadSpec } from './types.js';
+
+export interface Interleaved {
+  rounds: number;
+  /** CPU µs per unit of each round, in run order. */
+  first: number[];
+  second: number[];
+  firstMedian: number;
+  secondMedian: number;
+}
+
+export const median = (values: readonly number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+};
+export const round1 = (n: number): number => Math.round(n * 10) / 10;
+
+/**
+ * `rounds` windows on each of the two servers, alternating which goes first; `specFor` gives the
+ * load for a server. Throws when a window had errors or completed nothing (its CPU per unit would
+ * mean nothing).
+ */
+export async function interleave(
+  generator: GeneratorProcess,
+  servers: readonly [ServerProcess, ServerProcess],
+  rounds: number,
+  specFor: (server: ServerProcess) => LoadSpec,
+  what: string,
+): Promise<Interleaved> {
+  const samples: [number[], number[]] = [[], []];
+  for (let i = 0; i < rounds; i++) {
+    const order = i % 2 === 0 ? ([0, 1] as const) : ([1, 0] as const);
+    for (const which of order) {
+      const server = servers[which];
+      const m = await generator.run(specFor(server), server);
+      if (m.result.errors > 0 || m.result.requests === 0)
+        throw new Error(`${what}: ${server.kind} round ${i + 1} had ${m.result.errors} errors and ${m.result.requests} units`);
+      samples[which].push(round1(m.serverCpuMicros / m.result.requests));
+    }
+  }
+  return {
+    rounds,
+    first: samples[0],
+    second: samples[1],
+    firstMedian: round1(median(samples[0])),
+    secondMedian: round1(median(samples[1])),
+  };
+}

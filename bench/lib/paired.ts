@@ -1,0 +1,68 @@
+/**
+ * Issue 19's CPU ratios, measured interleaved: the memory server and the peer both up, and each
+ * of W1, W2 and W4 run on them in alternating rounds (bench/lib/interleave.ts). The main table's
+ * two rows of a workload were taken minutes apart, so on a machine whose speed drifts they also
+ * compare two moments; this ratio does not. Shorter windows than the table's keep it to about a
+ * minute and a half.
+ */
+import type { ServerBuild } from './build.js';
+import { startGenerator, startServerProcess } from './children.js';
+import { interleave, round1, type Interleaved } from './interleave.js';
+import type { BenchOptions } from './options.js';
+import type { WorkloadId } from './types.js';
+import { requests, WORKLOADS } from './workloads.js';
+
+/** The workloads with a CPU target over the peer (report.ts holds the targets). */
+export const PAIRED_WORKLOADS = ['W1', 'W2', 'W4'] as const satisfies readonly WorkloadId[];
+export type PairedWorkload = (typeof PAIRED_WORKLOADS)[number];
+
+export interface PairedRatio extends Interleaved {
+  workload: PairedWorkload;
+  /** Ours (first) over the peer (second), of the medians. */
+  ratio: number;
+}
+
+const REQUEST = { W1: requests.rpcSend, W2: requests.restSend, W4: requests.rpcStream } as const;
+
+export async function measurePairedRatios(
+  build: ServerBuild,
+  opts: BenchOptions,
+  rounds: number,
+  sqlitePath: string,
+  workloads: readonly PairedWorkload[],
+): Promise<PairedRatio[]> {
+  const ours = await startServerProcess('memory', sqlitePath, { build });
+  const peer = await startServerProcess('peer', sqlitePath).catch(async (err: unknown) => {
+    await ours.stop();
+    throw err;
+  });
+  const generator = startGenerator();
+  const out: PairedRatio[] = [];
+  try {
+    for (const workload of workloads) {
+      const measured = await interleave(
+        generator,
+        [ours, peer],
+        rounds,
+        (server) => ({
+          origins: server.urls,
+          request: REQUEST[workload](),
+          check: WORKLOADS[workload].check,
+          connections: opts.connections,
+          warmupMs: Math.max(250, opts.warmupMs / 2),
+          durationMs: Math.max(1000, opts.durationMs / 2),
+        }),
+        `interleaved ${workload}`,
+      );
+      out.push({ workload, ...measured, ratio: Math.round((measured.firstMedian / measured.secondMedian) * 100) / 100 });
+    }
+  } finally {
+    await generator.close();
+    await Promise.all([ours.stop(), peer.stop()]);
+  }
+  return out;
+}
+
+export const pairedNote = (p: PairedRatio): string =>
+  `interleaved ${p.workload} (${WORKLOADS[p.workload].title}): ours mem ${p.firstMedian} µs [${p.first.join(', ')}] vs peer ${p.secondMedian} µs ` +
+  `[${p.second.join(', ')}] CPU per ${WORKLOADS[p.workload].unit}, medians of ${p.rounds} alternating rounds each with both servers up = ${round1(p.ratio * 100) / 100}x`;
