@@ -103,7 +103,8 @@ export class SseWriter implements FeedSink {
    */
   private blocked = false;
   private drainDeadline: NodeJS.Timeout | undefined;
-  private stopFeed: () => void = () => {};
+  /** The feed this stream runs, once it started (released by releaseFeed). */
+  private feed: TaskFeed | undefined;
   /** A replay waiting for the client to take what it was sent. */
   private drainWaiter: (() => void) | undefined;
   private taskId: string | undefined;
@@ -150,7 +151,8 @@ export class SseWriter implements FeedSink {
     this.frame = frame;
     this.open(headers);
     try {
-      this.stopFeed = feed.start(this);
+      feed.start(this);
+      this.feed = feed;
     } catch (err) {
       // The 200 is out already: the client sees a broken stream, and nothing stays registered.
       this.logger.error('sse.feed_failed', { taskId: this.taskId, ...errorFields(err) });
@@ -159,7 +161,7 @@ export class SseWriter implements FeedSink {
     }
     // The stream may have ended while the feed started (a client gone, a replay past the cap):
     // then it never joins the heartbeat.
-    if (this.phase !== 'streaming') this.stopFeed();
+    if (this.phase !== 'streaming') feed.cancel();
     else this.heartbeat.add(this);
   }
 
@@ -309,7 +311,7 @@ export class SseWriter implements FeedSink {
     this.phase = 'finishing';
     this.drainWaiter = undefined;
     this.heartbeat.delete(this);
-    this.stopFeed();
+    this.feed?.cancel();
   }
 
   /** The response is over: drop what is queued and tell the owner, once. */
