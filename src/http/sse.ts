@@ -40,7 +40,9 @@ const END_DRAIN_MS = 30_000;
 
 /**
  * One timer for every open stream of a server, instead of a timer set and cleared per stream:
- * each stream gets a ping within `everyMs` of opening, then every `everyMs`.
+ * each stream gets a ping within `everyMs` of opening, then every `everyMs`. The timer stops at
+ * the first tick that finds no stream, not when the last one leaves: under load the set empties
+ * and fills again many times a second, and each restart cost a setInterval and a clearInterval.
  */
 export class Heartbeat {
   private readonly writers = new Set<SseWriter>();
@@ -52,6 +54,11 @@ export class Heartbeat {
     this.writers.add(writer);
     if (this.timer) return;
     this.timer = setInterval(() => {
+      if (this.writers.size === 0) {
+        clearInterval(this.timer);
+        this.timer = undefined;
+        return;
+      }
       // A ping may close its stream, which leaves the set: safe while iterating a Set.
       for (const w of this.writers) w.ping();
     }, this.everyMs);
@@ -59,9 +66,7 @@ export class Heartbeat {
   }
 
   delete(writer: SseWriter): void {
-    if (!this.writers.delete(writer) || this.writers.size > 0 || !this.timer) return;
-    clearInterval(this.timer);
-    this.timer = undefined;
+    this.writers.delete(writer);
   }
 }
 
