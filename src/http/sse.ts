@@ -97,6 +97,16 @@ export class SseWriter implements FeedSink {
     SseWriter.pumpProbe = undefined;
     writer.writeQueued(probe);
   };
+  /** The same for `open`'s headers: the writer and the reply's own headers. */
+  private static opening: SseWriter | undefined;
+  private static openingHeaders: Readonly<Record<string, string>> | undefined;
+  private static readonly openCorked = (): void => {
+    const writer = SseWriter.opening as SseWriter;
+    const headers = SseWriter.openingHeaders;
+    SseWriter.opening = undefined;
+    SseWriter.openingHeaders = undefined;
+    writer.writeHead(headers);
+  };
 
   private phase: SsePhase = 'streaming';
   /** Chunks waiting for the socket to drain, and their size in bytes. */
@@ -107,6 +117,8 @@ export class SseWriter implements FeedSink {
    * phase: backpressure comes and goes while streaming and while finishing.
    */
   private blocked = false;
+  /** The writable handler is registered with the first write uWS holds back (most streams have none). */
+  private watchesWritable = false;
   private drainDeadline: NodeJS.Timeout | undefined;
   /** The feed this stream runs, once it started (released by releaseFeed). */
   private feed: TaskFeed | undefined;
@@ -129,20 +141,30 @@ export class SseWriter implements FeedSink {
 
   /** `headers`: the reply's own (X-A2A-Extensions), besides the stream's. */
   private open(headers: Readonly<Record<string, string>> | undefined): void {
-    this.res.cork(() => {
-      this.res
-        .writeStatus('200 OK')
-        .writeHeader('Content-Type', 'text/event-stream')
-        .writeHeader('Cache-Control', 'no-cache')
-        .writeHeader('Connection', 'keep-alive')
-        .writeHeader('X-Accel-Buffering', 'no')
-        .writeHeader('X-Content-Type-Options', 'nosniff');
-      if (headers) for (const name in headers) this.res.writeHeader(name, headers[name] as string);
-      // uWS completes the headers only with the first body bytes: without this, a client
-      // whose stream has nothing to say yet (a subscriber of a paused task, a turn that has
-      // not started) would not even see the 200 until the first heartbeat.
-      this.res.write(PING);
-    });
+    SseWriter.opening = this;
+    SseWriter.openingHeaders = headers;
+    this.res.cork(SseWriter.openCorked);
+  }
+
+  /** open's writes, inside a cork. */
+  private writeHead(headers: Readonly<Record<string, string>> | undefined): void {
+    this.res
+      .writeStatus('200 OK')
+      .writeHeader('Content-Type', 'text/event-stream')
+      .writeHeader('Cache-Control', 'no-cache')
+      .writeHeader('Connection', 'keep-alive')
+      .writeHeader('X-Accel-Buffering', 'no')
+      .writeHeader('X-Content-Type-Options', 'nosniff');
+    if (headers) for (const name in headers) this.res.writeHeader(name, headers[name] as string);
+    // uWS completes the headers only with the first body bytes: without this, a client
+    // whose stream has nothing to say yet (a subscriber of a paused task, a turn that has
+    // not started) would not even see the 200 until the first heartbeat.
+    this.res.write(PING);
+  }
+
+  private watchWritable(): void {
+    if (this.watchesWritable) return;
+    this.watchesWritable = true;
     this.res.onWritable(() => {
       if (this.blocked) this.pump(PROBE);
       // uWS drains its own buffer after this returns true.
@@ -260,6 +282,7 @@ export class SseWriter implements FeedSink {
       ok = this.res.write(chunk);
     }
     this.blocked = !ok;
+    if (!ok) this.watchWritable();
     if (ok && this.phase === 'finishing') {
       this.toOver();
       this.res.end();
