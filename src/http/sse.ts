@@ -40,7 +40,9 @@ const END_DRAIN_MS = 30_000;
 
 /**
  * One timer for every open stream of a server, instead of a timer set and cleared per stream:
- * each stream gets a ping within `everyMs` of opening, then every `everyMs`.
+ * each stream gets a ping within `everyMs` of opening, then every `everyMs`. The timer stops at
+ * the first tick that finds no stream, not when the last one leaves: under load the set empties
+ * and fills again many times a second, and each restart cost a setInterval and a clearInterval.
  */
 export class Heartbeat {
   private readonly writers = new Set<SseWriter>();
@@ -52,6 +54,11 @@ export class Heartbeat {
     this.writers.add(writer);
     if (this.timer) return;
     this.timer = setInterval(() => {
+      if (this.writers.size === 0) {
+        clearInterval(this.timer);
+        this.timer = undefined;
+        return;
+      }
       // A ping may close its stream, which leaves the set: safe while iterating a Set.
       for (const w of this.writers) w.ping();
     }, this.everyMs);
@@ -59,9 +66,7 @@ export class Heartbeat {
   }
 
   delete(writer: SseWriter): void {
-    if (!this.writers.delete(writer) || this.writers.size > 0 || !this.timer) return;
-    clearInterval(this.timer);
-    this.timer = undefined;
+    this.writers.delete(writer);
   }
 }
 
@@ -92,6 +97,16 @@ export class SseWriter implements FeedSink {
     SseWriter.pumpProbe = undefined;
     writer.writeQueued(probe);
   };
+  /** The same for `open`'s headers: the writer and the reply's own headers. */
+  private static opening: SseWriter | undefined;
+  private static openingHeaders: Readonly<Record<string, string>> | undefined;
+  private static readonly openCorked = (): void => {
+    const writer = SseWriter.opening as SseWriter;
+    const headers = SseWriter.openingHeaders;
+    SseWriter.opening = undefined;
+    SseWriter.openingHeaders = undefined;
+    writer.writeHead(headers);
+  };
 
   private phase: SsePhase = 'streaming';
   /** Chunks waiting for the socket to drain, and their size in bytes. */
@@ -102,8 +117,11 @@ export class SseWriter implements FeedSink {
    * phase: backpressure comes and goes while streaming and while finishing.
    */
   private blocked = false;
+  /** The writable handler is registered with the first write uWS holds back (most streams have none). */
+  private watchesWritable = false;
   private drainDeadline: NodeJS.Timeout | undefined;
-  private stopFeed: () => void = () => {};
+  /** The feed this stream runs, once it started (released by releaseFeed). */
+  private feed: TaskFeed | undefined;
   /** A replay waiting for the client to take what it was sent. */
   private drainWaiter: (() => void) | undefined;
   private taskId: string | undefined;
@@ -123,20 +141,30 @@ export class SseWriter implements FeedSink {
 
   /** `headers`: the reply's own (X-A2A-Extensions), besides the stream's. */
   private open(headers: Readonly<Record<string, string>> | undefined): void {
-    this.res.cork(() => {
-      this.res
-        .writeStatus('200 OK')
-        .writeHeader('Content-Type', 'text/event-stream')
-        .writeHeader('Cache-Control', 'no-cache')
-        .writeHeader('Connection', 'keep-alive')
-        .writeHeader('X-Accel-Buffering', 'no')
-        .writeHeader('X-Content-Type-Options', 'nosniff');
-      if (headers) for (const name in headers) this.res.writeHeader(name, headers[name] as string);
-      // uWS completes the headers only with the first body bytes: without this, a client
-      // whose stream has nothing to say yet (a subscriber of a paused task, a turn that has
-      // not started) would not even see the 200 until the first heartbeat.
-      this.res.write(PING);
-    });
+    SseWriter.opening = this;
+    SseWriter.openingHeaders = headers;
+    this.res.cork(SseWriter.openCorked);
+  }
+
+  /** open's writes, inside a cork. */
+  private writeHead(headers: Readonly<Record<string, string>> | undefined): void {
+    this.res
+      .writeStatus('200 OK')
+      .writeHeader('Content-Type', 'text/event-stream')
+      .writeHeader('Cache-Control', 'no-cache')
+      .writeHeader('Connection', 'keep-alive')
+      .writeHeader('X-Accel-Buffering', 'no')
+      .writeHeader('X-Content-Type-Options', 'nosniff');
+    if (headers) for (const name in headers) this.res.writeHeader(name, headers[name] as string);
+    // uWS completes the headers only with the first body bytes: without this, a client
+    // whose stream has nothing to say yet (a subscriber of a paused task, a turn that has
+    // not started) would not even see the 200 until the first heartbeat.
+    this.res.write(PING);
+  }
+
+  private watchWritable(): void {
+    if (this.watchesWritable) return;
+    this.watchesWritable = true;
     this.res.onWritable(() => {
       if (this.blocked) this.pump(PROBE);
       // uWS drains its own buffer after this returns true.
@@ -150,7 +178,8 @@ export class SseWriter implements FeedSink {
     this.frame = frame;
     this.open(headers);
     try {
-      this.stopFeed = feed.start(this);
+      feed.start(this);
+      this.feed = feed;
     } catch (err) {
       // The 200 is out already: the client sees a broken stream, and nothing stays registered.
       this.logger.error('sse.feed_failed', { taskId: this.taskId, ...errorFields(err) });
@@ -159,7 +188,7 @@ export class SseWriter implements FeedSink {
     }
     // The stream may have ended while the feed started (a client gone, a replay past the cap):
     // then it never joins the heartbeat.
-    if (this.phase !== 'streaming') this.stopFeed();
+    if (this.phase !== 'streaming') feed.cancel();
     else this.heartbeat.add(this);
   }
 
@@ -253,6 +282,7 @@ export class SseWriter implements FeedSink {
       ok = this.res.write(chunk);
     }
     this.blocked = !ok;
+    if (!ok) this.watchWritable();
     if (ok && this.phase === 'finishing') {
       this.toOver();
       this.res.end();
@@ -309,7 +339,7 @@ export class SseWriter implements FeedSink {
     this.phase = 'finishing';
     this.drainWaiter = undefined;
     this.heartbeat.delete(this);
-    this.stopFeed();
+    this.feed?.cancel();
   }
 
   /** The response is over: drop what is queued and tell the owner, once. */

@@ -96,8 +96,17 @@ const ringOf = (taskId: string, ring: LoggedEvent[] | PackedLog): LoggedEvent[] 
   ring instanceof PackedLog ? ring.entries(taskId) : ring;
 
 export class MemoryEventLog implements TaskEventLog {
-  /** A retained log nobody listens to is held packed; any other log is a Log. */
-  private readonly logs = new Map<string, Log | PackedLog>();
+  /**
+   * Logs held as objects: turns that run, logs someone listens to (and the rare retained log
+   * that cannot be packed). Few at a time, so the lookups of every event stay in cache.
+   */
+  private readonly logs = new Map<string, Log>();
+  /**
+   * Retained logs nobody listens to, packed: under streaming load, every task of the retention
+   * period. A task is in one map at most. Kept apart, this big map is touched about twice per
+   * task (its packing, its expiry) instead of at every event.
+   */
+  private readonly packed = new Map<string, PackedLog>();
   /**
    * Retained logs in expiry order, as two parallel arrays (task ids, and when they expire)
    * rather than an object per entry. Retention is one fixed period, so the order is the order
@@ -124,13 +133,20 @@ export class MemoryEventLog implements TaskEventLog {
    * (still retained, until the same time) when a turn or a subscriber needs one.
    */
   private logOf(taskId: string, state: Log['state']): Log {
-    const found = this.logs.get(taskId);
-    if (found && !(found instanceof PackedLog)) return found;
+    const held = this.logs.get(taskId);
+    if (held) return held;
+    const found = this.packed.get(taskId);
+    if (found) this.packed.delete(taskId);
     const log: Log = found
       ? { seq: found.seq, ring: found, listeners: undefined, watched: true, state: 'retained', expiresAt: found.expiresAt }
       : { seq: 0, ring: [], listeners: undefined, watched: false, state, expiresAt: undefined };
     this.logs.set(taskId, log);
     return log;
+  }
+
+  /** The task's log in either form, as it is (a read does not unpack it). */
+  private found(taskId: string): Log | PackedLog | undefined {
+    return this.logs.get(taskId) ?? this.packed.get(taskId);
   }
 
   open(taskId: string, opts: { afterSeq: number; watched: boolean }): void {
@@ -163,11 +179,11 @@ export class MemoryEventLog implements TaskEventLog {
   }
 
   lastSeq(taskId: string): number {
-    return this.logs.get(taskId)?.seq ?? 0;
+    return this.found(taskId)?.seq ?? 0;
   }
 
   since(taskId: string, afterSeq: number): LoggedEvent[] | undefined {
-    const found = this.logs.get(taskId);
+    const found = this.found(taskId);
     if (!found || afterSeq > found.seq) return undefined;
     if (afterSeq === found.seq) return [];
     // A packed log stays packed: a replay parses its events, which nothing else holds.
@@ -193,7 +209,7 @@ export class MemoryEventLog implements TaskEventLog {
   }
 
   close(taskId: string, opts: { discard?: boolean } = {}): void {
-    if (!this.logs.has(taskId)) return;
+    if (!this.logs.has(taskId) && !this.packed.has(taskId)) return;
     // A packed log closed again (a replica's turn ended with no event here) is retained afresh.
     const log = this.logOf(taskId, 'idle');
     log.expiresAt = undefined;
@@ -230,9 +246,15 @@ export class MemoryEventLog implements TaskEventLog {
         // on, it would break the unsubscribe of the stream that is ending, which then never ends.
         return;
       }
-      this.logs.set(taskId, packed);
-    } else if (ring.expiresAt === expiresAt) this.logs.set(taskId, ring);
-    else this.logs.set(taskId, new PackedLog(seq, ring.first, ring.contextId, ring.text, expiresAt));
+      this.keepPacked(taskId, packed);
+    } else if (ring.expiresAt === expiresAt) this.keepPacked(taskId, ring);
+    else this.keepPacked(taskId, new PackedLog(seq, ring.first, ring.contextId, ring.text, expiresAt));
+  }
+
+  /** The log leaves the small map for the big one. */
+  private keepPacked(taskId: string, packed: PackedLog): void {
+    this.logs.delete(taskId);
+    this.packed.set(taskId, packed);
   }
 
   private armSweep(): void {
@@ -251,10 +273,13 @@ export class MemoryEventLog implements TaskEventLog {
       if (at > now) break;
       const taskId = this.expiryIds[this.expiryHead] as string;
       this.expiryHead++;
+      const packed = this.packed.get(taskId);
+      if (packed) {
+        if (packed.expiresAt === at) this.packed.delete(taskId);
+        continue;
+      }
       const log = this.logs.get(taskId);
-      if (log?.expiresAt !== at) continue;
-      if (log instanceof PackedLog) this.logs.delete(taskId);
-      else if (log.state === 'retained') this.expire(taskId, log);
+      if (log?.expiresAt === at && log.state === 'retained') this.expire(taskId, log);
     }
     if (this.expiryHead > 1024 && this.expiryHead * 2 > this.expiryIds.length) {
       this.expiryIds = this.expiryIds.slice(this.expiryHead);
@@ -281,15 +306,11 @@ export class MemoryEventLog implements TaskEventLog {
     let retained = 0;
     let held = 0;
     for (const log of this.logs.values()) {
-      if (log instanceof PackedLog) {
-        retained++;
-        continue;
-      }
       subscribers += log.listeners?.size ?? 0;
       if (log.state === 'retained') retained++;
       else if (log.state === 'idle') held++;
     }
-    return { logs: this.logs.size, subscribers, retained, held };
+    return { logs: this.logs.size + this.packed.size, subscribers, retained: retained + this.packed.size, held };
   }
 
   dispose(): void {
@@ -298,7 +319,8 @@ export class MemoryEventLog implements TaskEventLog {
     this.expiryIds = [];
     this.expiryAts = [];
     this.expiryHead = 0;
-    for (const log of this.logs.values()) if (!(log instanceof PackedLog)) log.expiresAt = undefined;
+    for (const log of this.logs.values()) log.expiresAt = undefined;
     this.logs.clear();
+    this.packed.clear();
   }
 }

@@ -2,7 +2,7 @@
  * One delivery of a task's events to one streaming client, at the pace the client reads.
  *
  * The run subscribes to the log first (which also keeps the log from being dropped under it),
- * then goes through two phases. Catching up (a replay, or the events of a turn that began
+ * possibly before its client attaches (`hold`), then goes through two phases. Catching up (a replay, or the events of a turn that began
  * before the client attached): events are read from the log a batch at a time and sent only
  * while the client keeps up; when it falls behind, the run waits for the sink to drain and
  * reads the log again from the last number sent, so a long replay never piles up in server
@@ -33,6 +33,8 @@ export interface FeedSink {
 }
 
 const noop = (): void => {};
+/** The sink of a run not started yet: nothing reaches it (pushed events wait for `follow`). */
+const NOT_STARTED: FeedSink = { event: () => false, onDrain: noop, end: noop, fellBehind: noop, fail: noop };
 const isFinal = (event: StreamEvent): boolean => event.kind === 'status-update' && event.final;
 
 /**
@@ -41,6 +43,7 @@ const isFinal = (event: StreamEvent): boolean => event.kind === 'status-update' 
  */
 export class FeedRun {
   stopped = false;
+  private sink = NOT_STARTED;
   private unsubscribe = noop;
   private lastSeq = 0;
   /** The sink refused more: catching up waits for it to drain. */
@@ -51,8 +54,31 @@ export class FeedRun {
   constructor(
     private readonly events: TaskEventLog,
     private readonly taskId: string,
-    private readonly sink: FeedSink,
   ) {}
+
+  /** The client attached: what the run delivers from now on goes to `sink`. */
+  start(sink: FeedSink): void {
+    this.sink = sink;
+  }
+
+  /**
+   * Subscribes now, before the run follows: the log is not dropped under it (a turn that ends
+   * before the client attaches, with retention 0), and the events it pushes meanwhile are left
+   * to `follow`'s read. Released by `stop`; `follow` keeps the same subscription.
+   */
+  hold(): void {
+    if (this.stopped || this.unsubscribe !== noop) return;
+    this.unsubscribe = this.events.subscribe(this.taskId, (entry) => {
+      if (this.catchingUp) return;
+      // A client's stream failing (an event it cannot be sent) ends that stream, never the
+      // task whose event log called us.
+      try {
+        this.deliver(entry);
+      } catch (err) {
+        this.fail(err);
+      }
+    });
+  }
 
   /** A snapshot first; `last`: nothing can follow it (a terminal task, or a turn that ended). */
   snapshot(task: Task, seq: number, last: boolean): void {
@@ -65,16 +91,7 @@ export class FeedRun {
   follow(afterSeq: number, replay: readonly LoggedEvent[]): void {
     if (this.stopped) return;
     this.lastSeq = afterSeq;
-    this.unsubscribe = this.events.subscribe(this.taskId, (entry) => {
-      if (this.catchingUp) return;
-      // A client's stream failing (an event it cannot be sent) ends that stream, never the
-      // task whose event log called us.
-      try {
-        this.deliver(entry);
-      } catch (err) {
-        this.fail(err);
-      }
-    });
+    this.hold();
     this.catchUp(replay);
   }
 

@@ -13,6 +13,7 @@ import type { MessageSendParams, Task } from '../a2a/schemas.js';
 import { isInterruptedState, isTerminalState } from '../../machines/task.machine.js';
 import { eventSeqOf } from './event-log.js';
 import { FeedRun, type FeedSink } from './feed-run.js';
+import type { LiveTask } from './live-task.js';
 import type { TaskService } from './task-service.js';
 import type { Caller } from '../auth/types.js';
 import { taskView } from './task-views.js';
@@ -22,9 +23,12 @@ export type { FeedSink };
 export interface TaskFeed {
   /** The task this feed streams (for log lines). */
   readonly taskId: string;
-  /** Starts delivering; returns the function that releases the subscription (client gone). */
-  start(sink: FeedSink): () => void;
-  /** The feed will never be started (the client left before the stream opened): release it. */
+  /** Starts delivering to `sink`. */
+  start(sink: FeedSink): void;
+  /**
+   * Releases the feed's subscription, once: the client is gone, the stream is over, or the feed
+   * will never be started (the client left before the stream opened).
+   */
   cancel(): void;
 }
 
@@ -85,53 +89,67 @@ export async function openTurnFeed(
     // The same messageId again: show the task it produced, following its turn if it still runs.
     return openResubscribe(service, started.task.id, undefined, { repeat: true, owner: caller?.principal.id });
   }
-  const { live } = started;
-  const events = service.events;
-  // Hold the log until the client attaches: with no listener, a turn that ends before then
-  // could have its events dropped (retention 0) and the stream would wait for nothing.
-  let unpin = events.subscribe(live.id, noop);
-  const release = (): void => {
-    unpin();
-    unpin = noop;
-  };
-  // The task as the client's message found it: the turn's events follow it.
-  const initial = live.initialSnapshot ?? taskView(live.task);
-  return {
-    taskId: live.id,
-    start(sink) {
-      const run = new FeedRun(events, live.id, sink);
-      const attach = async (): Promise<void> => {
-        const outcome = await live.waitExposed();
-        if (run.stopped) return;
-        if (outcome.kind === 'message') {
-          release();
-          run.message(outcome.message);
-          return;
-        }
-        // The first event gives the client the task id: other replicas must find it by then.
-        await service.ensureVisible(live);
-        if (run.stopped) return;
-        const seq = eventSeqOf(initial);
-        const replay = events.since(live.id, seq);
-        if (replay) {
-          run.snapshot(initial, seq, false);
-          if (!run.stopped) run.follow(seq, replay);
-        } else {
-          // The ring overflowed before the client attached (or replay is off): start from the
-          // task as it stands, which holds everything the missing events carried.
-          await attachCurrent(service, live.id, run, endsTurn);
-        }
-      };
-      attach()
-        .catch((err: unknown) => run.fail(err))
-        .finally(release);
-      return () => {
-        run.stop();
-        release();
-      };
-    },
-    cancel: release,
-  };
+  return new TurnFeed(service, started.live);
+}
+
+/**
+ * The feed of one `message:stream` turn. A class rather than a record of closures: every
+ * stream makes one, and its methods are shared.
+ */
+class TurnFeed implements TaskFeed {
+  readonly taskId: string;
+  private readonly run: FeedRun;
+  /** The task as the client's message found it: the turn's events follow it. */
+  private readonly initial: Task;
+
+  constructor(
+    private readonly service: TaskService,
+    private readonly live: LiveTask,
+  ) {
+    this.taskId = live.id;
+    this.initial = live.initialSnapshot ?? taskView(live.task);
+    this.run = new FeedRun(service.events, live.id);
+    // Hold the log until the client attaches: with no listener, a turn that ends before then
+    // could have its events dropped (retention 0) and the stream would wait for nothing.
+    this.run.hold();
+  }
+
+  start(sink: FeedSink): void {
+    this.run.start(sink);
+    void this.attach();
+  }
+
+  cancel(): void {
+    this.run.stop();
+  }
+
+  /** Every way out of here follows the log or stops the run, which releases its hold. */
+  private async attach(): Promise<void> {
+    const { service, live, run, initial } = this;
+    try {
+      const outcome = await live.waitExposed();
+      if (run.stopped) return;
+      if (outcome.kind === 'message') {
+        run.message(outcome.message);
+        return;
+      }
+      // The first event gives the client the task id: other replicas must find it by then.
+      await service.ensureVisible(live);
+      if (run.stopped) return;
+      const seq = eventSeqOf(initial);
+      const replay = service.events.since(live.id, seq);
+      if (replay) {
+        run.snapshot(initial, seq, false);
+        if (!run.stopped) run.follow(seq, replay);
+      } else {
+        // The ring overflowed before the client attached (or replay is off): start from the
+        // task as it stands, which holds everything the missing events carried.
+        await attachCurrent(service, live.id, run, endsTurn);
+      }
+    } catch (err) {
+      run.fail(err);
+    }
+  }
 }
 
 /**
@@ -166,10 +184,18 @@ export async function openResubscribe(
     release();
     throw a2aError('subscribeTerminal', `task is ${task.status.state}`);
   }
+  const run = new FeedRun(events, taskId);
+  let released = false;
+  const cancel = (): void => {
+    run.stop();
+    if (released) return;
+    released = true;
+    release();
+  };
   return {
     taskId,
     start(sink) {
-      const run = new FeedRun(events, taskId, sink);
+      run.start(sink);
       let replay = resumeFrom === undefined ? undefined : events.since(taskId, resumeFrom);
       // A log behind the task's own number (dropped, or a restart) has nothing newer: a client
       // that saw all the task held waits for what comes next, without a snapshot.
@@ -179,11 +205,7 @@ export async function openResubscribe(
       if (resumeFrom !== undefined) service.metrics.replayServed(replay && (replay.length > 0 || !owed) ? 'log' : 'snapshot');
       if (replay && (replay.length > 0 || !owed)) run.follow(resumeFrom ?? 0, replay);
       else attachCurrent(service, taskId, run, opts.repeat ? endsTurn : isTerminal).catch((err: unknown) => run.fail(err));
-      return () => {
-        run.stop();
-        release();
-      };
     },
-    cancel: release,
+    cancel,
   };
 }

@@ -71,9 +71,10 @@ function drivenFeed(): { feed: TaskFeed; sink: () => FeedSink; stops: () => numb
       taskId: 't1',
       start(s) {
         sink = s;
-        return () => void stops++;
       },
-      cancel() {},
+      cancel() {
+        stops++;
+      },
     },
     sink: () => {
       if (!sink) throw new Error('the feed was not started');
