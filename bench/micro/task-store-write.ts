@@ -5,11 +5,13 @@
  * rounds, median printed; run it twice, or under callgrind for instruction counts.
  *
  * `node --import tsx bench/micro/task-store-write.ts [tasks per round] [part]`, part one of
- * `save` (default), `pack`, `arena`.
+ * `save` (default), `packer` (task-packer.ts, the store's path), `pack` (the reference packer),
+ * `arena`, `none` (builds the inputs only: under callgrind, subtract its count from a part's).
  */
 import { newId } from '../../src/a2a/ids.js';
 import type { Task } from '../../src/a2a/schemas.js';
 import { MemoryTaskStore } from '../../src/store/memory.js';
+import { TaskPacker } from '../../src/store/task-packer.js';
 import { packTask } from '../../src/store/task-text.js';
 import { TextArena } from '../../src/store/text-arena.js';
 
@@ -42,6 +44,8 @@ function echoTask(now: number): Task {
 
 const store = new MemoryTaskStore();
 const arena = new TextArena();
+const packer = new TaskPacker();
+const packed = Buffer.alloc(4096);
 let slot = 0;
 let sink = 0;
 
@@ -54,7 +58,9 @@ async function round(): Promise<number> {
   for (let i = 0; i < perRound; i++) {
     const task = tasks[i] as Task;
     const json = jsons[i] as string;
-    if (part === 'pack') sink += packTask(json, task.id, task.contextId).length;
+    if (part === 'none') sink += json.length;
+    else if (part === 'packer') sink += packer.pack(json, task.id, task.contextId, packed, 0);
+    else if (part === 'pack') sink += packTask(json, task.id, task.contextId).length;
     else if (part === 'arena') arena.set(slot++, json);
     else {
       // As the runtime does for a new message: the idempotency look-up, then the final write.

@@ -3,7 +3,8 @@
  * TextArena and its state and status time in two number columns, so 100k finished tasks cost
  * little memory and give the garbage collector nothing to walk or move.
  * Listing filters read the columns and never parse a task that is not on the page; counts per
- * state and id lists per context keep `tasks/list` from walking the store for its `totalSize`.
+ * state and id lists per context (built by the first listing by context) keep `tasks/list` from
+ * walking the store for its `totalSize`.
  */
 import type { Task, TaskState } from '../a2a/schemas.js';
 import { TASK_STATES } from '../../machines/task.machine.js';
@@ -36,9 +37,11 @@ export class MemoryTaskStore implements TaskStore {
   private readonly stateCounts: number[] = TASK_STATES.map(() => 0);
   /**
    * Ids per context, ascending (a task never changes context). Most contexts hold one task, so
-   * a lone id is kept as itself, not as an array (an array per task costs ~150 bytes).
+   * a lone id is kept as itself, not as an array (an array per task costs ~150 bytes). Built
+   * from `contextOf` by the first listing by context, then kept up by every new task: until a
+   * client lists by context, a write pays no look-up in a map as large as the store.
    */
-  private readonly byContext = new Map<string, string | string[]>();
+  private byContext: Map<string, string | string[]> | undefined;
   /** Owner per slot and ids per owner, ascending: written only for tasks created with auth on. */
   private readonly owners = new Map<number, string>();
   private readonly byOwner = new Map<string, string[]>();
@@ -67,19 +70,20 @@ export class MemoryTaskStore implements TaskStore {
     if (code === undefined) throw new Error(`not a task state: ${String(state)}`);
     if (messageKey) this.rememberMessage(messageKey, task.id);
     const text = json ?? JSON.stringify(task);
-    let slot = this.slots.get(task.id);
+    // An id above every stored one (the usual new task: ids are time ordered) is not stored: no
+    // look-up in a map as large as the store.
+    const newest = this.order[this.order.length - 1];
+    const aboveAll = newest === undefined || newest < task.id;
+    let slot = aboveAll ? undefined : this.slots.get(task.id);
     if (slot === undefined) {
       slot = this.slots.size;
       this.slots.set(task.id, slot);
       this.idOf.push(task.id);
       this.contextOf.push(task.contextId);
       this.makeRoom(slot);
-      insertOrdered(this.order, task.id);
-      const inContext = this.byContext.get(task.contextId);
-      if (inContext === undefined) this.byContext.set(task.contextId, task.id);
-      else if (typeof inContext === 'string')
-        this.byContext.set(task.contextId, inContext < task.id ? [inContext, task.id] : [task.id, inContext]);
-      else insertOrdered(inContext, task.id);
+      if (aboveAll) this.order.push(task.id);
+      else insertOrdered(this.order, task.id);
+      if (this.byContext) addToContext(this.byContext, task.contextId, task.id);
       if (owner !== undefined) {
         this.owners.set(slot, owner);
         const owned = this.byOwner.get(owner);
@@ -107,8 +111,16 @@ export class MemoryTaskStore implements TaskStore {
   }
 
   private idsOfContext(contextId: string): readonly string[] {
+    this.byContext ??= this.indexContexts();
     const ids = this.byContext.get(contextId);
     return ids === undefined ? [] : typeof ids === 'string' ? [ids] : ids;
+  }
+
+  /** `byContext` from the stored tasks: one walk of the slots, in the order they were written. */
+  private indexContexts(): Map<string, string | string[]> {
+    const byContext = new Map<string, string | string[]>();
+    for (let slot = 0; slot < this.idOf.length; slot++) addToContext(byContext, this.contextOf[slot] as string, this.idOf[slot] as string);
+    return byContext;
   }
 
   async listTasks(query: TaskListQuery): Promise<TaskPage> {
@@ -213,17 +225,35 @@ function recordedTask(known: string | string[] | undefined, scope: string): stri
   return undefined;
 }
 
-/** Inserts an id into an ascending array (at the end in the usual case: ids are time ordered). */
-function insertOrdered(ids: string[], id: string): void {
-  const last = ids[ids.length - 1];
-  if (last === undefined || last < id) ids.push(id);
-  else ids.splice(lowerBound(ids, id), 0, id);
+/** Adds a new task's id to its context's ids (see `byContext`). */
+function addToContext(byContext: Map<string, string | string[]>, contextId: string, id: string): void {
+  const inContext = byContext.get(contextId);
+  if (inContext === undefined) byContext.set(contextId, id);
+  else if (typeof inContext === 'string') byContext.set(contextId, inContext < id ? [inContext, id] : [id, inContext]);
+  else insertOrdered(inContext, id);
 }
 
-/** First index whose id is >= `id`. */
-function lowerBound(ids: readonly string[], id: string): number {
+/** How far back from the end `insertOrdered` looks before it searches the whole array. */
+const NEAR_END = 8;
+
+/**
+ * Inserts an id into an ascending array. Ids are time ordered and a task is written when its
+ * turn ends, so a new id lands at the end or a few places before it (tasks that started earlier
+ * and ended later): those places are looked at first, since each step of a search over the whole
+ * array reads an id that is most likely out of the cache.
+ */
+function insertOrdered(ids: string[], id: string): void {
+  let at = ids.length;
+  const stop = Math.max(0, at - NEAR_END);
+  while (at > stop && (ids[at - 1] as string) > id) at--;
+  if (at === stop && at > 0 && (ids[at - 1] as string) > id) at = lowerBound(ids, id, at);
+  if (at === ids.length) ids.push(id);
+  else ids.splice(at, 0, id);
+}
+
+/** First index below `hi` whose id is >= `id` (`hi` if none). */
+function lowerBound(ids: readonly string[], id: string, hi = ids.length): number {
   let lo = 0;
-  let hi = ids.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     if ((ids[mid] as string) < id) lo = mid + 1;

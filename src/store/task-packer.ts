@@ -3,8 +3,8 @@
  * parts, the runtime's metadata, agent or user messages, named artifacts). The reference packer
  * costs ~5 µs per echo task on the bench machine (two replaceAll of the ids, then a regex of
  * 18 alternatives calling back per match), most of it searching: here the fields are walked in
- * the order JSON.stringify writes them, so each fragment is checked once with startsWith where
- * it must be, and only free string values are searched (for their closing quote).
+ * the order JSON.stringify writes them, so each fragment is checked once where it must be (against
+ * the bytes, four at a time), and only free string values are searched (for their closing quote).
  *
  * The text is written as bytes first (one native write, straight into the memory store's arena
  * where it is kept) and compacted in place there: no string is built and nothing is copied. It gives the reference packer's bytes whenever both accept the text (a state word or a
@@ -15,11 +15,30 @@
  */
 import { CONTEXT_ID, TASK_ID, codeOf } from './task-text.js';
 
-interface Fragment {
+/**
+ * Text the walk expects at some point. It is compared against the bytes already in the buffer,
+ * four at a time (one 32-bit read each, where a `startsWith` is a call per fragment): `words`
+ * holds the text's 32-bit little-endian words at 0, 4, 8, … and, last, the one ending at its end
+ * (it may overlap the one before). Under four characters it is compared character by character.
+ * One object shape for all (made in one place): the walk's reads of them stay monomorphic.
+ */
+interface Pattern {
   readonly text: string;
+  readonly words: Int32Array;
+  /** The code written for the text, or -1 for text left raw. */
   readonly code: number;
 }
-const fragment = (text: string): Fragment => ({ text, code: codeOf(text) });
+
+function pattern(text: string, code = -1): Pattern {
+  const bytes = Buffer.from(text, 'latin1');
+  const words: number[] = [];
+  if (text.length >= 4) {
+    for (let at = 0; at + 4 < text.length; at += 4) words.push(bytes.readInt32LE(at));
+    words.push(bytes.readInt32LE(text.length - 4));
+  }
+  return { text, words: Int32Array.from(words), code };
+}
+const fragment = (text: string): Pattern => pattern(text, codeOf(text));
 
 const TASK = fragment('{"kind":"task","id":');
 const CONTEXT = fragment(',"contextId":');
@@ -35,11 +54,29 @@ const EVENT_SEQ = fragment(',"_eventSeq":');
 const ARTIFACTS = fragment('"artifacts":[{"artifactId":"');
 const AGENT_MESSAGE = fragment('{"kind":"message","role":"agent"');
 const STATUS_MESSAGE = fragment('"message":{"kind":"message","role":"agent"');
-/** State words, in the reference's order (its alternation tries them in that order). */
-const STATES = ['input-required', 'completed', 'working', 'submitted'].map(fragment);
+/** The state words that have a code, by their first letter (no two share one). */
+const STATE_BY_LETTER: (Pattern | undefined)[] = [];
+for (const state of ['input-required', 'completed', 'working', 'submitted']) {
+  if (STATE_BY_LETTER[state.charCodeAt(0)]) throw new Error(`task packer: two states start with ${state[0]}`);
+  STATE_BY_LETTER[state.charCodeAt(0)] = fragment(state);
+}
+
+/** Text left raw. */
+const COMMA = pattern(',');
+const QUOTE_TEXT = pattern('"');
+const CLOSE_OBJECT = pattern('}');
+const CLOSE_ARRAY = pattern(']');
+const STRING_END = pattern('"}');
+const STRING_NEXT = pattern('",');
+const STRING_END_ARRAY = pattern('"}]');
+const USER_MESSAGE = pattern(',{"kind":"message","role":"');
+const NEXT_TEXT_PART = pattern('"},{"kind":"text","text":"');
+const NAME = pattern(',"name":"');
+const NEXT_ARTIFACT = pattern(',{"artifactId":"');
 
 const QUOTE = 0x22;
 const EMPTY = Buffer.alloc(0);
+const NO_VIEW = new DataView(new ArrayBuffer(0));
 const BACKSLASH = 0x5c;
 
 export class TaskPacker {
@@ -47,6 +84,13 @@ export class TaskPacker {
   private bytes: Buffer = EMPTY;
   /** The byte the text's first character is written to. */
   private base = 0;
+  /**
+   * `bytes`' memory, read 32 bits at a time, and the byte the text starts at there. The view is
+   * kept for the next call and made anew only for another buffer (the memory store writes
+   * thousands of tasks into one arena chunk, and a new DataView is a call into C++).
+   */
+  private view: DataView = NO_VIEW;
+  private viewBase = 0;
   private json = '';
   private taskId = '';
   private contextId = '';
@@ -70,6 +114,8 @@ export class TaskPacker {
     into.write(json, at, length, 'latin1');
     this.bytes = into;
     this.base = at;
+    if (this.view.buffer !== into.buffer) this.view = new DataView(into.buffer);
+    this.viewBase = into.byteOffset + at;
     this.json = json;
     this.taskId = taskId;
     this.contextId = contextId;
@@ -78,7 +124,7 @@ export class TaskPacker {
     this.dst = at;
     const known = this.task() && this.pos === length;
     if (known) this.copyRaw();
-    // Neither the caller's buffer nor its text is held past the call.
+    // The text and the caller's Buffer are not held past the call (only the view, see `view`).
     this.json = '';
     this.bytes = EMPTY;
     return known ? this.dst - at : -1;
@@ -87,31 +133,31 @@ export class TaskPacker {
   private task(): boolean {
     if (!(this.code(TASK) && this.id(this.taskId, TASK_ID) && this.code(CONTEXT) && this.id(this.contextId, CONTEXT_ID))) return false;
     if (!(this.code(STATUS) && this.state() && this.code(TIMESTAMP) && this.string())) return false;
-    if (this.codeAfter('",', STATUS_MESSAGE)) {
-      if (!(this.raw(',') && this.message() && this.raw('}'))) return false;
-    } else if (!this.raw('"}')) return false;
-    if (this.codeAfter(',', HISTORY)) {
-      if (!(this.string() && this.raw('",') && this.message())) return false;
+    if (this.codeAfter(STRING_NEXT, STATUS_MESSAGE)) {
+      if (!(this.raw(COMMA) && this.message() && this.raw(CLOSE_OBJECT))) return false;
+    } else if (!this.raw(STRING_END)) return false;
+    if (this.codeAfter(COMMA, HISTORY)) {
+      if (!(this.string() && this.raw(STRING_NEXT) && this.message())) return false;
       for (;;) {
-        if (this.codeAfter(',', AGENT_MESSAGE)) {
-          if (!(this.raw(',') && this.message())) return false;
-        } else if (this.raw(',{"kind":"message","role":"')) {
-          if (!(this.string() && this.raw('",') && this.message())) return false;
+        if (this.codeAfter(COMMA, AGENT_MESSAGE)) {
+          if (!(this.raw(COMMA) && this.message())) return false;
+        } else if (this.raw(USER_MESSAGE)) {
+          if (!(this.string() && this.raw(STRING_NEXT) && this.message())) return false;
         } else break;
       }
-      if (!this.raw(']')) return false;
+      if (!this.raw(CLOSE_ARRAY)) return false;
     }
-    if (this.codeAfter(',', METADATA)) {
+    if (this.codeAfter(COMMA, METADATA)) {
       if (!(this.state() && this.code(TIMESTAMP) && this.string())) return false;
       while (this.code(NEXT_TRANSITION)) if (!(this.state() && this.code(TIMESTAMP) && this.string())) return false;
-      if (!(this.raw('"}]') && this.code(EVENT_SEQ) && this.digits() && this.raw('}'))) return false;
+      if (!(this.raw(STRING_END_ARRAY) && this.code(EVENT_SEQ) && this.digits() && this.raw(CLOSE_OBJECT))) return false;
     }
-    if (this.codeAfter(',', ARTIFACTS)) {
+    if (this.codeAfter(COMMA, ARTIFACTS)) {
       if (!this.artifact()) return false;
-      while (this.raw(',{"artifactId":"')) if (!this.artifact()) return false;
-      if (!this.raw(']')) return false;
+      while (this.raw(NEXT_ARTIFACT)) if (!this.artifact()) return false;
+      if (!this.raw(CLOSE_ARRAY)) return false;
     }
-    return this.raw('}');
+    return this.raw(CLOSE_OBJECT);
   }
 
   /** A message from its parts on (its kind and role are read): text parts, id, task and context. */
@@ -119,36 +165,39 @@ export class TaskPacker {
     return (
       this.code(PARTS) &&
       this.textParts() &&
-      this.raw(',') &&
+      this.raw(COMMA) &&
       this.code(MESSAGE_ID) &&
       this.string() &&
-      this.raw('"') &&
+      this.raw(QUOTE_TEXT) &&
       this.code(TASK_ID_KEY) &&
       this.id(this.taskId, TASK_ID) &&
       this.code(CONTEXT) &&
       this.id(this.contextId, CONTEXT_ID) &&
-      this.raw('}')
+      this.raw(CLOSE_OBJECT)
     );
   }
 
   /** An artifact from its id's value on: text parts and an optional name. */
   private artifact(): boolean {
-    if (!(this.string() && this.raw('",') && this.code(PARTS) && this.textParts())) return false;
-    if (this.raw(',"name":"') && !(this.string() && this.raw('"'))) return false;
-    return this.raw('}');
+    if (!(this.string() && this.raw(STRING_NEXT) && this.code(PARTS) && this.textParts())) return false;
+    if (this.raw(NAME) && !(this.string() && this.raw(QUOTE_TEXT))) return false;
+    return this.raw(CLOSE_OBJECT);
   }
 
   /** The first text part's value on, to the end of the parts array. */
   private textParts(): boolean {
     if (!this.string()) return false;
-    while (this.raw('"},{"kind":"text","text":"')) if (!this.string()) return false;
-    return this.raw('"}]');
+    while (this.raw(NEXT_TEXT_PART)) if (!this.string()) return false;
+    return this.raw(STRING_END_ARRAY);
   }
 
-  /** A task state's value: a known state is a code, another is left as it is. */
+  /**
+   * A task state's value: a known state is a code, another is left as it is. The known states
+   * start with four different letters, so the first one says which to try.
+   */
   private state(): boolean {
-    for (let s = 0; s < STATES.length; s++) if (this.code(STATES[s] as Fragment)) return true;
-    return this.string();
+    const known = STATE_BY_LETTER[this.json.charCodeAt(this.pos)];
+    return (known !== undefined && this.code(known)) || this.string();
   }
 
   /** `"id"`, as the reference packer replaces it. */
@@ -180,25 +229,43 @@ export class TaskPacker {
     return this.pos > start;
   }
 
-  /** Reads `text` if it comes next, leaving it raw. */
-  private raw(text: string): boolean {
-    if (!this.json.startsWith(text, this.pos)) return false;
-    this.pos += text.length;
+  /** Whether `expected` comes at character `at`. */
+  private sees({ text, words }: Pattern, at: number): boolean {
+    const length = text.length;
+    if (at + length > this.json.length) return false;
+    if (length < 4) {
+      for (let i = 0; i < length; i++) if (this.json.charCodeAt(at + i) !== text.charCodeAt(i)) return false;
+      return true;
+    }
+    // The text from `pos` on is still as written (the compaction writes behind it).
+    const view = this.view;
+    const start = this.viewBase + at;
+    const last = words.length - 1;
+    for (let i = 0; i < last; i++) if (view.getInt32(start + 4 * i, true) !== words[i]) return false;
+    return view.getInt32(start + length - 4, true) === words[last];
+  }
+
+  /** Reads `expected` if it comes next, leaving it raw. */
+  private raw(expected: Pattern): boolean {
+    if (!this.sees(expected, this.pos)) return false;
+    this.pos += expected.text.length;
     return true;
   }
 
   /** Reads `fragment` if it comes next, writing its code. */
-  private code({ text, code }: Fragment): boolean {
-    if (!this.json.startsWith(text, this.pos)) return false;
-    this.emit(code, this.pos + text.length);
+  private code(fragment: Pattern): boolean {
+    if (!this.sees(fragment, this.pos)) return false;
+    this.emit(fragment.code, this.pos + fragment.text.length);
     return true;
   }
 
   /** Reads `prefix` (left raw) and `fragment` if both come next, else reads nothing. */
-  private codeAfter(prefix: string, fragment: Fragment): boolean {
-    if (!this.json.startsWith(prefix, this.pos) || !this.json.startsWith(fragment.text, this.pos + prefix.length)) return false;
-    this.pos += prefix.length;
-    return this.code(fragment);
+  private codeAfter(prefix: Pattern, fragment: Pattern): boolean {
+    const at = this.pos + prefix.text.length;
+    if (!this.sees(prefix, this.pos) || !this.sees(fragment, at)) return false;
+    this.pos = at;
+    this.emit(fragment.code, at + fragment.text.length);
+    return true;
   }
 
   /** Writes the raw text read so far, then `code` for the characters up to `end`. */

@@ -80,6 +80,42 @@ export function storeContract(name: string, open: () => Promise<{ store: TaskSto
       await store.close();
     });
 
+    it('a context listed before its later tasks were written lists them too, as does a new context', async () => {
+      const { store } = await open();
+      const first = task('completed', { contextId: 'kept' });
+      await store.saveTask(first);
+      expect((await store.listTasks({ pageSize: 10, contextId: 'kept' })).tasks.map((t) => t.id)).toEqual([first.id]);
+      const second = task('completed', { contextId: 'kept' });
+      const fresh = task('completed', { contextId: 'fresh' });
+      await store.saveTask(second);
+      await store.saveTask(fresh);
+      const kept = await store.listTasks({ pageSize: 10, contextId: 'kept' });
+      expect(kept.tasks.map((t) => t.id)).toEqual([second.id, first.id]);
+      expect(kept.totalSize).toBe(2);
+      expect((await store.listTasks({ pageSize: 10, contextId: 'fresh' })).tasks.map((t) => t.id)).toEqual([fresh.id]);
+      await store.close();
+    });
+
+    it('tasks written out of id order (turns end in any order) list in id order, and an older one updates in place', async () => {
+      const { store } = await open();
+      const tasks = Array.from({ length: 30 }, (_, i) => task('working', { contextId: i % 3 ? 'many' : `own-${i}` }));
+      // Newest first, then the rest shuffled by a stride: some land near the end, some far back.
+      const written = [tasks[29], tasks[0], ...tasks.slice(1, 29).map((_, i) => tasks[1 + ((i * 11) % 28)])] as Task[];
+      for (const t of written) await store.saveTask(t);
+      const newest = tasks.map((t) => t.id).reverse();
+      expect((await store.listTasks({ pageSize: 100 })).tasks.map((t) => t.id)).toEqual(newest);
+      const many = tasks.filter((_, i) => i % 3).map((t) => t.id);
+      expect((await store.listTasks({ pageSize: 100, contextId: 'many' })).tasks.map((t) => t.id)).toEqual(many.reverse());
+      const done = { ...(tasks[3] as Task), status: { state: 'completed' as const, timestamp: new Date().toISOString() } };
+      await store.saveTask(done);
+      expect(await store.getTask(done.id)).toEqual(done);
+      const all = await store.listTasks({ pageSize: 100 });
+      expect(all.totalSize).toBe(30);
+      expect(all.tasks.map((t) => t.id)).toEqual(newest);
+      expect((await store.listTasks({ pageSize: 100, status: 'completed' })).tasks.map((t) => t.id)).toEqual([done.id]);
+      await store.close();
+    });
+
     it('filters by status timestamp (at or after)', async () => {
       const { store } = await open();
       const old = task('completed', { at: '2020-01-01T00:00:00.000Z' });

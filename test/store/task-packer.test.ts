@@ -61,10 +61,13 @@ const plainText = (n: number) =>
 const oddText = (n: number) =>
   [`"${id}" ,"contextId": completed`, 'héllo wörld ✓ 😀', '\\"}],"messageId":"', '\u0001 raw control', 'submitted'][n % 5] as string;
 
-/** Packs at an offset into a buffer with bytes around it: the packer must touch only its own. */
+/**
+ * Packs at an offset into a buffer with bytes around it: the packer must touch only its own. The
+ * buffer is a view into a larger one, as a pooled Buffer is (it reads the text from the memory).
+ */
 function packed(packer: TaskPacker, json: string): string | undefined {
   const at = 7;
-  const into = Buffer.alloc(at + json.length + 5, '#');
+  const into = Buffer.alloc(3 + at + json.length + 5, '#').subarray(3);
   const length = packer.pack(json, id, contextId, into, at);
   if (length >= 0) expect(into.toString('latin1', 0, at) + into.toString('latin1', at + json.length)).toBe('#'.repeat(at + 5));
   return length < 0 ? undefined : into.toString('utf8', at, at + length);
@@ -105,6 +108,16 @@ describe('fast task packer', () => {
     ];
     for (const other of others) expect(packed(packer, JSON.stringify(other))).toBeUndefined();
     expect(packed(packer, `${JSON.stringify(base)} `)).toBeUndefined();
+    // Cut anywhere, even inside a fragment it expects, with the rest of the text in the bytes
+    // after it (as an arena's older bytes may be): those are not read as the text's own.
+    const json = JSON.stringify(base);
+    const into = Buffer.alloc(json.length);
+    for (let end = 0; end < json.length; end++) {
+      into.write(json, 'latin1');
+      expect(packer.pack(json.slice(0, end), id, contextId, into, 0)).toBe(-1);
+      // And in memory that ends with the text: nothing is read past it.
+      expect(packer.pack(json.slice(0, end), id, contextId, Buffer.alloc(end), 0)).toBe(-1);
+    }
   });
 
   it('packs a large task, and refuses a buffer without room for the whole text', () => {
