@@ -26,7 +26,8 @@ function camelKeys(obj: Record<string, unknown>): Record<string, unknown> {
   return out;
 }
 
-const ROLES: Record<string, string> = { ROLE_USER: 'user', ROLE_AGENT: 'agent' };
+/** Proto role names as A2A ones; any other value as it came (never a lookup by the client's text). */
+const a2aRole = (role: unknown): unknown => (role === 'ROLE_USER' ? 'user' : role === 'ROLE_AGENT' ? 'agent' : role);
 
 /**
  * Proto-JSON never has a `__proto__` key; an object with one is somebody probing for prototype
@@ -70,7 +71,7 @@ export function normalizeRestMessage(raw: unknown): unknown {
   const msg = camelKeys(raw);
   if (msg.parts === undefined && msg.content !== undefined) msg.parts = msg.content;
   delete msg.content;
-  if (typeof msg.role === 'string' && ROLES[msg.role]) msg.role = ROLES[msg.role];
+  if (typeof msg.role === 'string') msg.role = a2aRole(msg.role);
   if (Array.isArray(msg.parts)) msg.parts = msg.parts.map(normalizePart);
   return msg;
 }
@@ -84,7 +85,53 @@ export function normalizePushConfig(raw: unknown): unknown {
   return cfg;
 }
 
+/** A part of the common shape, proto `{text}` or A2A `{kind: 'text', text}`, as A2A; else undefined. */
+function simpleTextPart(raw: unknown): { kind: 'text'; text: string } | undefined {
+  if (!isObject(raw)) return undefined;
+  const { kind, text } = raw;
+  if (typeof text !== 'string' || (kind !== undefined && kind !== 'text')) return undefined;
+  for (const key in raw) if (key !== 'kind' && key !== 'text') return undefined;
+  return { kind: 'text', text };
+}
+
+/**
+ * The common send body, `{message: {messageId, role, content | parts: [text parts], taskId?,
+ * contextId?, kind?}}` in proto-JSON or A2A JSON, as `normalizeRestSendBody` makes it; undefined
+ * for any other body. Every object is a literal with fixed keys and nothing is copied by a
+ * client's key name, so no key (`__proto__` included: it is not among the known ones) can reach
+ * a prototype, and the objects keep V8's fast shapes (prototype-less copies are dictionaries).
+ */
+export function simpleRestSendBody(raw: unknown): { message: Record<string, unknown> } | undefined {
+  if (!isObject(raw)) return undefined;
+  for (const key in raw) if (key !== 'message') return undefined;
+  const msg = raw.message;
+  if (!isObject(msg)) return undefined;
+  const { kind, messageId, role, taskId, contextId } = msg;
+  if (typeof messageId !== 'string' || typeof role !== 'string') return undefined;
+  let list: unknown;
+  for (const key in msg) {
+    if (key === 'content' || key === 'parts') {
+      if (list !== undefined) return undefined; // both: the general path decides which wins
+      list = msg[key];
+    } else if (key !== 'kind' && key !== 'messageId' && key !== 'role' && key !== 'taskId' && key !== 'contextId') return undefined;
+  }
+  if (!Array.isArray(list)) return undefined;
+  const parts: { kind: 'text'; text: string }[] = [];
+  for (const p of list) {
+    const part = simpleTextPart(p);
+    if (!part) return undefined;
+    parts.push(part);
+  }
+  const message: Record<string, unknown> = { messageId, role: a2aRole(role), parts };
+  if (kind !== undefined) message.kind = kind;
+  if (taskId !== undefined) message.taskId = taskId;
+  if (contextId !== undefined) message.contextId = contextId;
+  return { message };
+}
+
 export function normalizeRestSendBody(raw: unknown): unknown {
+  const simple = simpleRestSendBody(raw);
+  if (simple) return simple;
   if (!isObject(raw)) return raw;
   const body = camelKeys(raw);
   body.message = normalizeRestMessage(body.message ?? body.request);
