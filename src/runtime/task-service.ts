@@ -24,7 +24,7 @@ import { NO_STRINGS } from '../a2a/empty.js';
 import { LiveTasks } from './live-tasks.js';
 import { isoAt } from './status-clock.js';
 import { createOwnership, type TaskOwnership } from './task-ownership.js';
-import { taskView, type ViewOptions } from './task-views.js';
+import { messageInTask, taskView, type ViewOptions } from './task-views.js';
 import { TaskWriter } from './task-writes.js';
 import { TurnEffects, type TransitionListener, type TransitionSubscriber } from './turn-effects.js';
 import { waitFor } from './wait.js';
@@ -270,7 +270,7 @@ export class TaskService {
     const message = params.message;
     const taskId = newId();
     const contextId = message.contextId ?? newId();
-    const stored: Message = { ...message, taskId, contextId };
+    const stored = messageInTask(message, taskId, contextId);
     const task: Task = {
       kind: 'task',
       id: taskId,
