@@ -80,8 +80,8 @@ export interface MessageIndexEntry {
 }
 
 /**
- * One resolved promise for every task's empty write chain and every settled task: a task
- * allocates no promise for a wait nobody asks for (most tasks are never waited on to settle).
+ * One resolved promise for every settled task: a task allocates no promise for a wait nobody
+ * asks for (most tasks are never waited on to settle).
  */
 const RESOLVED: Promise<void> = Promise.resolve();
 
@@ -119,8 +119,8 @@ export class LiveTask {
   unstored = false;
   /** The message that started this task, not yet recorded in the store for idempotency. */
   messageKey: MessageKey | undefined;
-  /** This task's store writes, one after another (TaskService.write). */
-  writes: Promise<void> = RESOLVED;
+  /** The last of this task's store writes, which run one after another (task-writes.ts); none yet: undefined. */
+  writes: Promise<unknown> | undefined;
   /** The one write that makes a running task findable by other replicas (see ensureVisible). */
   visibleWrite: Promise<void> | undefined;
   /** The task's JSON as the turn's final write stored it. */

@@ -77,7 +77,7 @@ export class TaskWriter {
    * (spec rule 4). Once the turn is ending, its final write (already queued) is the one.
    */
   ensureVisible(live: LiveTask): Promise<void> {
-    if (live.phase !== 'running') return live.writes;
+    if (live.phase !== 'running') return live.writes === undefined ? Promise.resolve() : live.writes.then(toVoid);
     live.visibleWrite ??= this.write(live, taskView(live.task), 'store.write_failed').then((stored) => {
       if (stored) return;
       live.visibleWrite = undefined;
@@ -88,41 +88,73 @@ export class TaskWriter {
 
   /**
    * Every write of one task goes through one chain: a store with a connection pool could
-   * otherwise commit an earlier progress write after the turn's final one.
+   * otherwise commit an earlier progress write after the turn's final one. A task's first write
+   * (a blocking send's only one: its final write) has nothing to wait for and goes to the store
+   * at once, without a link in the chain.
    */
   private write(live: LiveTask, snapshot: Task, failure: string, json?: string): Promise<boolean> {
-    const result = live.writes.then(async () => {
-      const key = live.messageKey;
-      try {
-        // Awaited inside the try: a store that throws at once is a failed write like any other.
-        // Stored unfinished, the task is held here first (other replicas would take it for an orphan).
-        const held = this.ownership.beforeStore(live.id, snapshot.status.state);
-        if (held) await held;
-        await this.store.saveTask(snapshot, key, json, live.owner);
-      } catch (err) {
-        this.logger.error(failure, { taskId: live.id, state: snapshot.status.state, ...errorFields(err) });
-        return false;
-      }
-      if (live.messageKey === key) live.messageKey = undefined;
-      return true;
-    });
-    live.writes = result.then(toVoid);
+    const previous = live.writes;
+    const result =
+      previous === undefined ? this.save(live, snapshot, failure, json) : previous.then(() => this.save(live, snapshot, failure, json));
+    live.writes = result;
     return result;
   }
 
-  /** The turn's final write, tried again while the store is away (SERVICE_STORE_RETRY_WINDOW). */
-  async writeFinal(live: LiveTask): Promise<boolean> {
+  /**
+   * One write to the store; false (and logged) if it failed. Plain promise handlers rather than
+   * an async function: its frame and await cost every task's final write about 450 bytes.
+   */
+  private save(live: LiveTask, snapshot: Task, failure: string, json: string | undefined): Promise<boolean> {
+    const key = live.messageKey;
+    let saved: Promise<void>;
+    try {
+      // A store that throws at once is a failed write like any other. Stored unfinished, the task
+      // is held here first (other replicas would take it for an orphan).
+      const held = this.ownership.beforeStore(live.id, snapshot.status.state);
+      saved = held
+        ? held.then(() => this.store.saveTask(snapshot, key, json, live.owner))
+        : this.store.saveTask(snapshot, key, json, live.owner);
+    } catch (err) {
+      return Promise.resolve(this.failed(live, snapshot, failure, err));
+    }
+    return saved.then(
+      () => {
+        if (live.messageKey === key) live.messageKey = undefined;
+        return true;
+      },
+      (err: unknown) => this.failed(live, snapshot, failure, err),
+    );
+  }
+
+  private failed(live: LiveTask, snapshot: Task, failure: string, err: unknown): false {
+    this.logger.error(failure, { taskId: live.id, state: snapshot.status.state, ...errorFields(err) });
+    return false;
+  }
+
+  /**
+   * The turn's final write, tried again while the store is away (SERVICE_STORE_RETRY_WINDOW).
+   * Not async: a first attempt that succeeds, the usual case, costs one promise handler.
+   */
+  writeFinal(live: LiveTask): Promise<boolean> {
     const giveUpAt = Date.now() + this.settings.storeRetryWindow * 1000;
     // The task no longer changes (the turn is over): one serialization serves every attempt
     // and, once stored, the reply. A task that cannot be serialized is failed, not lost.
     const json = serializeOrFail(live.task, this.logger);
+    return this.write(live, live.task, 'store.write_failed', json).then((stored) => {
+      if (!stored) return this.retryFinal(live, json, giveUpAt);
+      live.storedJson = json;
+      return true;
+    });
+  }
+
+  private async retryFinal(live: LiveTask, json: string, giveUpAt: number): Promise<boolean> {
     for (let delay = 100; ; delay = Math.min(delay * 2, 2000)) {
+      if (this.closed || Date.now() + delay > giveUpAt) return false;
+      await sleep(delay);
       if (await this.write(live, live.task, 'store.write_failed', json)) {
         live.storedJson = json;
         return true;
       }
-      if (this.closed || Date.now() + delay > giveUpAt) return false;
-      await sleep(delay);
     }
   }
 

@@ -295,33 +295,66 @@ export class TurnEffects {
     (live.task.metadata ??= {})[EVENT_SEQ_KEY] = seq;
   }
 
-  /** stateEntered's deferred endTurn: one function for every task, not two closures per task. */
-  private readonly endTurnLater = (live: LiveTask): void => {
-    this.endTurn(live).catch((err: unknown) => this.turnBroke(live.id, err));
-  };
+  /** stateEntered's deferred endTurn: one function for every task, not a closure per task. */
+  private readonly endTurnLater = (live: LiveTask): void => this.endTurn(live);
 
-  /** The turn ended (paused or terminal): one write of the full task, then the actor leaves. */
-  private async endTurn(live: LiveTask): Promise<void> {
+  /**
+   * The turn ended (paused or terminal): one write of the full task, then the actor leaves. Not
+   * async: an async frame and its await cost every task about 450 bytes; the two handlers on the
+   * final write do the same work. Nothing here throws: what breaks is kept to the task.
+   */
+  private endTurn(live: LiveTask): void {
     if (!live.beginEnding()) return;
-    const { events, writer, logger } = this.deps;
+    let written: Promise<boolean>;
     try {
-      writer.cancelFlush(live);
+      this.deps.writer.cancelFlush(live);
       live.expose();
       // The final event's number goes into the stored task, so the two always agree.
-      (live.task.metadata ??= {})[EVENT_SEQ_KEY] = events.lastSeq(live.id) + 1;
-      live.unstored = !(await writer.writeFinal(live));
-      if (live.unstored) logger.error('store.final_write_lost', { taskId: live.id, state: live.task.status.state });
+      (live.task.metadata ??= {})[EVENT_SEQ_KEY] = this.deps.events.lastSeq(live.id) + 1;
+      written = this.deps.writer.writeFinal(live);
+    } catch (err) {
+      this.turnEndFailed(live, err);
+      return;
+    }
+    written.then(
+      (stored) => this.finalWritten(live, stored),
+      (err: unknown) => this.turnEndFailed(live, err),
+    );
+  }
+
+  /** The final write is over (`stored` or lost): the end is told, then the task leaves. */
+  private finalWritten(live: LiveTask, stored: boolean): void {
+    try {
+      live.unstored = !stored;
+      if (!stored) this.deps.logger.error('store.final_write_lost', { taskId: live.id, state: live.task.status.state });
       this.publishStatus(live);
     } catch (err) {
       live.unstored = true;
-      logger.error('runtime.turn_end_failed', { taskId: live.id, ...errorFields(err) });
+      this.deps.logger.error('runtime.turn_end_failed', { taskId: live.id, ...errorFields(err) });
     } finally {
-      // Whatever broke above, the task leaves memory and everyone waiting for it is answered.
+      this.leave(live);
+    }
+  }
+
+  private turnEndFailed(live: LiveTask, err: unknown): void {
+    try {
+      live.unstored = true;
+      this.deps.logger.error('runtime.turn_end_failed', { taskId: live.id, ...errorFields(err) });
+    } finally {
+      this.leave(live);
+    }
+  }
+
+  /** Whatever broke before, the task leaves memory and everyone waiting for it is answered. */
+  private leave(live: LiveTask): void {
+    try {
       this.release(live);
       // Paused tasks too: their events stay replayable for a while, and `_eventSeq` numbers the next turn.
-      events.close(live.id);
+      this.deps.events.close(live.id);
       this.deps.ownership.turnEnded(live.id);
       live.finish({ kind: 'task' });
+    } catch (err) {
+      this.turnBroke(live.id, err);
     }
   }
 
@@ -341,7 +374,7 @@ export class TurnEffects {
     // The machine has left `working` already: end the turn from where it stands.
     this.keepHeldCopy(live);
     markFailed(live.task, RUNTIME_FAILED);
-    void this.endTurn(live).catch((e: unknown) => this.deps.logger.error('runtime.turn_end_failed', { taskId, ...errorFields(e) }));
+    this.endTurn(live);
   }
 
   /** The actor stops and the task leaves memory. */
