@@ -209,7 +209,7 @@ export class MemoryEventLog implements TaskEventLog {
   }
 
   close(taskId: string, opts: { discard?: boolean } = {}): void {
-    if (!this.logs.has(taskId) && !this.packed.has(taskId)) return;
+    if (!this.found(taskId)) return;
     // A packed log closed again (a replica's turn ended with no event here) is retained afresh.
     const log = this.logOf(taskId, 'idle');
     log.expiresAt = undefined;

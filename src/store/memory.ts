@@ -81,8 +81,7 @@ export class MemoryTaskStore implements TaskStore {
       this.idOf.push(task.id);
       this.contextOf.push(task.contextId);
       this.makeRoom(slot);
-      if (aboveAll) this.order.push(task.id);
-      else insertOrdered(this.order, task.id);
+      insertOrdered(this.order, task.id);
       if (this.byContext) addToContext(this.byContext, task.contextId, task.id);
       if (owner !== undefined) {
         this.owners.set(slot, owner);
