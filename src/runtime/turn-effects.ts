@@ -329,11 +329,10 @@ export class TurnEffects {
       if (!stored) this.deps.logger.error('store.final_write_lost', { taskId: live.id, state: live.task.status.state });
       this.publishStatus(live);
     } catch (err) {
-      live.unstored = true;
-      this.deps.logger.error('runtime.turn_end_failed', { taskId: live.id, ...errorFields(err) });
-    } finally {
-      this.leave(live);
+      this.turnEndFailed(live, err);
+      return;
     }
+    this.leave(live);
   }
 
   private turnEndFailed(live: LiveTask, err: unknown): void {
