@@ -43,6 +43,11 @@ export interface ExchangeOptions {
   logger: Logger;
   /** Where SSE events and cut streams are counted (default: nowhere). */
   metrics?: Metrics;
+  /**
+   * The front end writes `writeStatus`'s text verbatim as the status line (native uWS does;
+   * node:http parses it): a stream's fixed headers are then written with the status, in one call.
+   */
+  verbatimStatus?: boolean;
 }
 
 export interface HttpOptions extends ExchangeOptions {
@@ -223,7 +228,7 @@ export function createExchange(opts: ExchangeOptions, fallbackHost: string) {
       });
       return;
     }
-    const writer = new SseWriter(res, opts.sse, heartbeat, opts.logger, () => streams.delete(writer), opts.metrics);
+    const writer = new SseWriter(res, opts.sse, heartbeat, opts.logger, () => streams.delete(writer), opts.metrics, opts.verbatimStatus);
     state.onAbort = () => writer.clientGone();
     if (reply.kind === 'stream-error') writer.single(reply.data, reply.headers);
     else writer.run(reply.feed, reply.frame, reply.headers);

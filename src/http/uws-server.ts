@@ -68,7 +68,8 @@ export function startUwsHttp(uws: UwsModule, opts: HttpOptions): Promise<HttpSer
   // it only tells scanners which server (and version) to aim at.
   uws._cfg?.('silent');
   const app = uws.App();
-  const exchange = createExchange(opts, hostPort(opts.host, opts.port));
+  // Native uWS copies a status line byte for byte (`HTTP/1.1 `, the text, CRLF): see sse.ts.
+  const exchange = createExchange({ ...opts, verbatimStatus: true }, hostPort(opts.host, opts.port));
 
   app.any('/*', (res: HttpResponse, req: HttpRequest) => {
     // No prototype: a header named `__proto__` is just a header.

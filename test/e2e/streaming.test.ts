@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, eventually, restCall, rpcCall, TRANSPORTS, userMessage, type Json } from '../support/a2a.js';
+import { rawExchange, rawRequest } from '../support/raw-http.js';
 import { startServer, type TestServer } from '../support/server.js';
 import {
   comparable,
@@ -353,5 +354,28 @@ describe('streaming', () => {
     } finally {
       await off.stop();
     }
+  });
+
+  it("a stream's head is the status line, then the stream's headers in their order, each on its own line", async () => {
+    // uWS gets them as one status line (http/sse.ts): the bytes must be those of one call per header.
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/stream', params: { message: userMessage('echo head') } });
+    const headers: [string, string][] = [
+      ['Content-Type', 'application/json'],
+      ['Content-Length', String(Buffer.byteLength(body))],
+    ];
+    const { text } = await rawExchange(server.url, rawRequest('POST', new URL(server.url).pathname, headers, body), 500);
+    const head = text.slice(0, text.indexOf('\r\n\r\n')).split('\r\n');
+    expect(head[0]).toBe('HTTP/1.1 200 OK');
+    for (const line of head.slice(1)) expect(line).toMatch(/^[A-Za-z0-9-]+: \S/);
+    // A host app may add its own headers (Express's X-Powered-By): ours keep their order among them.
+    const ours = ['Content-Type', 'Cache-Control', 'Connection', 'X-Accel-Buffering', 'X-Content-Type-Options'];
+    expect(head.filter((line) => ours.includes(line.slice(0, line.indexOf(':'))))).toEqual([
+      'Content-Type: text/event-stream',
+      'Cache-Control: no-cache',
+      'Connection: keep-alive',
+      'X-Accel-Buffering: no',
+      'X-Content-Type-Options: nosniff',
+    ]);
+    expect(text).toContain('"final":true');
   });
 });
