@@ -80,8 +80,9 @@ const ARTIFACT_HEAD = '{"kind":"artifact-update"';
 /**
  * What a line may leave out: an event's JSON text up to and with the ids, per kind, made flat
  * (join) once per log. A line compares a substring of its text with one (`===`): on Node 20,
- * `text.startsWith(ids, position)` took about 0.6 µs a call and was most of the packing's cost
- * (bench/micro/packed-log.ts: 2.1-2.3 µs per W4 log before, 0.9-1.1 µs after).
+ * `text.startsWith(ids, position)` with the ids made by concatenation took about 0.6 µs a call
+ * and was most of the packing's cost (bench/micro/packed-log.ts: 2.1-2.3 µs per W4 log before,
+ * 0.9-1.1 µs after).
  */
 interface Prefixes {
   status: string;
