@@ -29,6 +29,11 @@ export interface SseLimits {
 }
 
 const PING = ': ping\n\n';
+/**
+ * How much a batch gathers before it writes: a long replay still goes out in pieces, so the
+ * client's pace (a write uWS holds back) is seen at least this often.
+ */
+const BATCH_CHARS = 16 * 1024;
 /** A stream's own headers, in the order they are written. */
 const STREAM_HEADERS: readonly (readonly [string, string])[] = [
   ['Content-Type', 'text/event-stream'],
@@ -140,6 +145,11 @@ export class SseWriter implements FeedSink {
   private drainWaiter: (() => void) | undefined;
   private taskId: string | undefined;
   private lastSeq: number | undefined;
+  /**
+   * Inside `batch`: frames not written yet, to go out in one write at its end (or once they pass
+   * BATCH_CHARS). Undefined outside a batch.
+   */
+  private batched: string | undefined;
   /** Turns an event (and its JSON text, when made) into the `data:` JSON (set by run). */
   private frame: (event: StreamEvent, json: string | undefined) => string = String;
 
@@ -218,6 +228,34 @@ export class SseWriter implements FeedSink {
     this.drainWaiter = resume;
   }
 
+  /**
+   * FeedSink: the events `deliver` sends go out as one write (a snapshot and the turn's events
+   * that a stream catches up on: four writes into uWS per W4 stream, each converting and
+   * chunk-framing its text, became one). uWS sends what a cork gathers in one packet anyway, so
+   * only the HTTP chunk boundaries change, never the event stream.
+   */
+  batch(deliver: () => void): void {
+    if (this.batched !== undefined) {
+      deliver();
+      return;
+    }
+    this.batched = '';
+    try {
+      deliver();
+    } finally {
+      this.flushBatch();
+      this.batched = undefined;
+    }
+  }
+
+  /** Writes what a batch gathered so far (it stays a batch). */
+  private flushBatch(): void {
+    const text = this.batched;
+    if (!text) return;
+    this.batched = '';
+    this.pump(text);
+  }
+
   /** FeedSink: the final event was delivered. */
   end(): void {
     this.endWhenSent();
@@ -257,7 +295,13 @@ export class SseWriter implements FeedSink {
     // Nothing waits while the stream is not blocked: the chunk is written at once, without
     // going through the queue (whose byte counting measured every chunk twice).
     if (!this.blocked && this.queue.length === 0) {
-      this.pump(chunk);
+      if (this.batched === undefined) this.pump(chunk);
+      else {
+        // Nothing is queued while a batch gathers: the batch only ever precedes the queue
+        // (a write it flushes is what may block the stream).
+        this.batched += chunk;
+        if (this.batched.length >= BATCH_CHARS) this.flushBatch();
+      }
       return;
     }
     this.queue.push(chunk);
@@ -331,6 +375,9 @@ export class SseWriter implements FeedSink {
   /** The feed is over: end the response once every queued event is out. */
   private endWhenSent(): void {
     if (this.phase !== 'streaming') return;
+    // The final event may sit in a batch: it goes before the end.
+    this.flushBatch();
+    if (this.phase !== 'streaming') return;
     this.releaseFeed();
     this.phase = 'finishing';
     if (!this.blocked) {
@@ -364,6 +411,7 @@ export class SseWriter implements FeedSink {
     this.drainDeadline = undefined;
     this.queue = [];
     this.queuedBytes = 0;
+    if (this.batched !== undefined) this.batched = '';
     this.onDone();
   }
 

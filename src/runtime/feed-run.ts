@@ -22,6 +22,11 @@ export interface FeedSink {
    * false when the client has not taken what was sent before: a replay then waits for `onDrain`.
    */
   event(event: StreamEvent, seq: number | undefined, json?: string): boolean;
+  /**
+   * Optional: the events `deliver` sends may be written together (one write for a snapshot and
+   * a catch-up). Events and their order are the same; `event`'s answers may only come later.
+   */
+  batch?(deliver: () => void): void;
   /** Calls `resume` once, when everything sent so far has left the server's buffers. */
   onDrain(resume: () => void): void;
   /** The feed is over: the final event was delivered. */
@@ -80,6 +85,12 @@ export class FeedRun {
     });
   }
 
+  /** Runs `deliver` (snapshot, follow) as one batch of the sink's writes, where it batches. */
+  batch(deliver: () => void): void {
+    if (this.sink.batch) this.sink.batch(deliver);
+    else deliver();
+  }
+
   /** A snapshot first; `last`: nothing can follow it (a terminal task, or a turn that ended). */
   snapshot(task: Task, seq: number, last: boolean): void {
     if (this.stopped) return;
@@ -126,7 +137,7 @@ export class FeedRun {
     // A log behind what we sent (dropped, or a restart) has nothing newer: we are caught up.
     const more = this.events.since(this.taskId, this.lastSeq) ?? (this.events.lastSeq(this.taskId) <= this.lastSeq ? [] : undefined);
     if (more) {
-      this.catchUp(more);
+      this.batch(() => this.catchUp(more));
       return;
     }
     this.stop();

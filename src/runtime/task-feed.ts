@@ -59,8 +59,10 @@ async function attachCurrent(service: TaskService, taskId: string, run: FeedRun,
     const live = service.liveTask(taskId);
     if (live) {
       const seq = eventSeqOf(live.task);
-      run.snapshot(taskView(live.task), seq, false);
-      if (!run.stopped) run.follow(seq, events.since(taskId, seq) ?? []);
+      run.batch(() => {
+        run.snapshot(taskView(live.task), seq, false);
+        if (!run.stopped) run.follow(seq, events.since(taskId, seq) ?? []);
+      });
       return;
     }
     const stored = await service.getTask(taskId);
@@ -70,9 +72,11 @@ async function attachCurrent(service: TaskService, taskId: string, run: FeedRun,
     const replay = events.since(taskId, seq);
     // No replay and a log ahead of the stored task: a turn ran and ended while we read.
     if (!replay && events.lastSeq(taskId) > seq && attempt < MAX_SNAPSHOT_ATTEMPTS) continue;
-    run.snapshot(stored, seq, endsAt(stored));
-    // A log behind the snapshot (dropped, or a restart) has nothing to add: follow from it.
-    if (!run.stopped) run.follow(seq, replay ?? []);
+    run.batch(() => {
+      run.snapshot(stored, seq, endsAt(stored));
+      // A log behind the snapshot (dropped, or a restart) has nothing to add: follow from it.
+      if (!run.stopped) run.follow(seq, replay ?? []);
+    });
     return;
   }
 }
@@ -139,8 +143,11 @@ class TurnFeed implements TaskFeed {
       const seq = eventSeqOf(initial);
       const replay = service.events.since(live.id, seq);
       if (replay) {
-        run.snapshot(initial, seq, false);
-        if (!run.stopped) run.follow(seq, replay);
+        // The snapshot and the events the turn made meanwhile: one write.
+        run.batch(() => {
+          run.snapshot(initial, seq, false);
+          if (!run.stopped) run.follow(seq, replay);
+        });
       } else {
         // The ring overflowed before the client attached (or replay is off): start from the
         // task as it stands, which holds everything the missing events carried.
@@ -203,7 +210,7 @@ export async function openResubscribe(
       // An empty replay is trusted only from a client that saw everything the task held when
       // we checked: it was not terminal then, and it cannot end without a newer event.
       if (resumeFrom !== undefined) service.metrics.replayServed(replay && (replay.length > 0 || !owed) ? 'log' : 'snapshot');
-      if (replay && (replay.length > 0 || !owed)) run.follow(resumeFrom ?? 0, replay);
+      if (replay && (replay.length > 0 || !owed)) run.batch(() => run.follow(resumeFrom ?? 0, replay));
       else attachCurrent(service, taskId, run, opts.repeat ? endsTurn : isTerminal).catch((err: unknown) => run.fail(err));
     },
     cancel,

@@ -173,4 +173,36 @@ describe('SseWriter', () => {
     writer.ping();
     expect(res.written).toHaveLength(before);
   });
+
+  it('a batch (snapshot and catch-up) goes out as one write of the same frames, the final one before the end', () => {
+    const { res, sink, done } = setUp();
+    const frames = [`id: 1\ndata: ${JSON.stringify(status(1))}\n\n`, `id: 2\ndata: ${JSON.stringify(status(2, true))}\n\n`];
+    const batch = sink().batch;
+    expect(batch).toBeDefined();
+    batch?.call(sink(), () => {
+      expect(sink().event(status(1), 1)).toBe(true);
+      expect(res.events).toEqual([]);
+      sink().event(status(2, true), 2);
+      sink().end();
+    });
+    expect(res.events).toEqual([frames.join('')]);
+    expect(res.ended).toBe(true);
+    expect(done()).toBe(1);
+  });
+
+  it('a long batch is written in pieces, so a slow reader still pauses a replay', () => {
+    const { res, sink } = setUp(1_000_000);
+    res.accepting = false;
+    const answers: boolean[] = [];
+    sink().batch?.(() => {
+      for (let i = 1; i <= 400; i++) answers.push(sink().event(status(i % 10), i));
+    });
+    // The first piece overflowed: from then on the events wait in the queue, in order.
+    expect(answers.indexOf(false)).toBeGreaterThan(0);
+    expect(answers.indexOf(false)).toBeLessThan(400);
+    expect(res.events).toHaveLength(1);
+    res.drain();
+    const ids = res.events.flatMap((chunk) => [...chunk.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1])));
+    expect(ids).toEqual(Array.from({ length: 400 }, (_, i) => i + 1));
+  });
 });
