@@ -4,7 +4,10 @@
  * store and event log with the default replay and retention), and the SSE writer on a response
  * that only counts what it is given, until the final event ends it. What our code pays per W4
  * stream, without uWS and the kernel; deterministic enough to run under callgrind for
- * instruction counts (`valgrind --tool=callgrind node --import tsx bench/micro/stream-path.ts`).
+ * instruction counts: run the tsc build of it (bench/tsconfig.build.json) under
+ * `valgrind --tool=callgrind node --single-threaded …/stream-path.js <n> 16` for two sizes and take
+ * the difference per stream, which leaves start-up out. The response is plain JS, so what uWS's
+ * native calls cost (headers, writes) is not in these counts: `bench/run.ts --profile W4` shows it.
  *
  * `stream-path.ts <streams per round> <concurrency>`: a warm-up round, then five; prints one JSON
  * line with the median and lowest CPU µs per stream, and the bytes, headers and writes per
