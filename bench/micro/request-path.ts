@@ -5,8 +5,10 @@
  * send at once with a fixed task JSON, and a response that writes nowhere. What the W1/W2 bench
  * tasks pay for HTTP and protocol handling, without the runtime, the store or the socket.
  *
- * `request-path.ts <rpc|rest> <requests>`: a warm-up of a fifth, then five rounds; prints one
- * JSON line with the median and the lowest CPU µs per request.
+ * `request-path.ts <rpc|rest|rest-proto> <requests>`: a warm-up of a fifth, then five rounds;
+ * prints one JSON line with the median and the lowest CPU µs per request. `rest-proto` is REST
+ * with SERVICE_REST_DIALECT=proto, its body a blocking send as the official SDK's REST client
+ * sends it.
  */
 import { createExchange, type WireRequest, type WireResponse } from '../../src/http/exchange.js';
 import { silentLogger } from '../../src/log.js';
@@ -19,8 +21,8 @@ import type { TaskService } from '../../src/runtime/task-service.js';
 
 const kind = process.argv[2] ?? 'rpc';
 const requests = Number(process.argv[3] ?? '200000');
-if ((kind !== 'rpc' && kind !== 'rest') || !Number.isInteger(requests) || requests <= 0) {
-  process.stderr.write('usage: request-path <rpc|rest> <requests>\n');
+if ((kind !== 'rpc' && kind !== 'rest' && kind !== 'rest-proto') || !Number.isInteger(requests) || requests <= 0) {
+  process.stderr.write('usage: request-path <rpc|rest|rest-proto> <requests>\n');
   process.exit(2);
 }
 
@@ -44,7 +46,8 @@ const ops = createOperations({
   push: {} as PushConfigs,
   card: { capabilities: { streaming: true, pushNotifications: false, stateTransitionHistory: false } } as unknown as CardOptions,
 });
-const route = observeRoutes(createRouter(ops, silentLogger, { maxJsonDepth: 64 }), silentLogger);
+const restDialect = kind === 'rest-proto' ? 'proto' : 'a2a';
+const route = observeRoutes(createRouter(ops, silentLogger, { maxJsonDepth: 64, restDialect }), silentLogger);
 const exchange = createExchange(
   { maxBodyBytes: 1 << 20, route, sse: { heartbeatMs: 15_000, maxBufferedBytes: 1 << 20 }, logger: silentLogger },
   '127.0.0.1:1',
@@ -58,6 +61,8 @@ const rpcBody = (id: string) =>
     params: { message: { kind: 'message', role: 'user', messageId: id, parts: [{ kind: 'text', text: TEXT }] } },
   });
 const restBody = (id: string) => JSON.stringify({ message: { messageId: id, role: 'ROLE_USER', content: [{ text: TEXT }] } });
+const protoBody = (id: string) =>
+  JSON.stringify({ message: { messageId: id, role: 'ROLE_USER', content: [{ text: TEXT }] }, configuration: { blocking: true } });
 
 let written = 0;
 let onEnd: () => void = () => {};
@@ -79,7 +84,7 @@ const res: WireResponse = {
 let seq = 0;
 /** One request through the exchange, as uws-server.ts builds it (headers object, copied body). */
 function one(): Promise<void> {
-  const text = kind === 'rpc' ? rpcBody(`m-${seq++}`) : restBody(`m-${seq++}`);
+  const text = kind === 'rpc' ? rpcBody(`m-${seq++}`) : kind === 'rest' ? restBody(`m-${seq++}`) : protoBody(`m-${seq++}`);
   const bytes = Buffer.from(text);
   const headers: Record<string, string> = Object.create(null);
   headers.host = '127.0.0.1:9999';

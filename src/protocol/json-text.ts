@@ -3,8 +3,16 @@
  * and the response alike; a reply built from a JsonText splices the text in instead of walking
  * the object again (Node 20 has no JSON.rawJSON).
  */
-export class JsonText {
-  constructor(readonly text: string) {}
+export class JsonText<T = unknown> {
+  /**
+   * `value`: the object the text was made from, when its holder has it and it no longer changes
+   * (a finished task). A reply that must reshape it (the proto dialect) reads it instead of
+   * parsing the text back.
+   */
+  constructor(
+    readonly text: string,
+    readonly value?: T,
+  ) {}
 }
 
 /** `JSON.stringify(value)` (`null` for undefined), or the text itself when the value is a JsonText. */

@@ -80,7 +80,7 @@ export interface Operations {
   /** Throws -32008 when the operation needs a required extension the request did not activate. */
   requireExtensions(operation: Operation, activated: readonly string[]): void;
   /** `extensions`: the ones the request activated, for the handler's `ctx.extensions`. */
-  sendMessage(raw: unknown, caller?: Caller, extensions?: readonly string[]): Promise<Task | Message | JsonText>;
+  sendMessage(raw: unknown, caller?: Caller, extensions?: readonly string[]): Promise<Task | Message | JsonText<Task>>;
   streamMessage(raw: unknown, caller?: Caller, extensions?: readonly string[]): Promise<TaskFeed>;
   resubscribe(raw: unknown, lastEventId: string | undefined, caller?: Caller): Promise<TaskFeed>;
   getTask(raw: unknown, caller?: Caller): Promise<Task>;
@@ -161,8 +161,9 @@ export function createOperations(deps: OperationsDeps): Operations {
     await service.getTask(taskId, 0, caller?.principal.id);
   };
 
-  const resultOf = (r: SendResult): Task | Message | JsonText =>
-    r.kind === 'message' ? r.message : r.json !== undefined ? new JsonText(r.json) : r.task;
+  /** A finished task's stored JSON, with the task it was made from (it no longer changes: task-service.ts). */
+  const resultOf = (r: SendResult): Task | Message | JsonText<Task> =>
+    r.kind === 'message' ? r.message : r.json !== undefined ? new JsonText(r.json, r.task) : r.task;
 
   return {
     /**
@@ -218,7 +219,7 @@ export function createOperations(deps: OperationsDeps): Operations {
     requireExtensions: (operation, activated) => extensions.require(operation, activated),
 
     /** Not async: the service's promise, mapped (an async frame cost a promise and an await hop per send). */
-    sendMessage(raw: unknown, caller?: Caller, activated?: readonly string[]): Promise<Task | Message | JsonText> {
+    sendMessage(raw: unknown, caller?: Caller, activated?: readonly string[]): Promise<Task | Message | JsonText<Task>> {
       try {
         return service.sendMessage(checkedSend(parseSendParams(tolerantSendParams(raw))), caller, activated).then(resultOf);
       } catch (err) {

@@ -217,19 +217,29 @@ export const PUBLIC_REST_PATHS: ReadonlySet<string> = new Set(['/v1/health', '/v
 export function createRestHandler(ops: Operations, logger: Logger, gate?: AuthGate, dialect: RestDialectName = 'a2a') {
   const shape = REST_DIALECTS[dialect];
   return {
-    /** Handles a path under /v1/ where `resolveRestRoute` sent it, or answers 404/405. */
-    async handle(req: RestRequest, target: RestTarget): Promise<Reply> {
+    /**
+     * Handles a path under /v1/ where `resolveRestRoute` sent it, or answers 404/405. Not async:
+     * without an authorization to wait for, the route's own promise carries the answer (an async
+     * frame and its await cost every request a promise and a hop more).
+     */
+    handle(req: RestRequest, target: RestTarget): Promise<Reply> {
       const { route } = target;
       if (!route) {
-        if (target.wrongMethod) return restError(a2aError('methodNotFound', `${req.method} is not allowed on ${shown(req.path)}`));
-        return restError(a2aError('methodNotFound', `no route ${req.method} ${shown(req.path)}`));
+        if (target.wrongMethod)
+          return Promise.resolve(restError(a2aError('methodNotFound', `${req.method} is not allowed on ${shown(req.path)}`)));
+        return Promise.resolve(restError(a2aError('methodNotFound', `no route ${req.method} ${shown(req.path)}`)));
       }
-      try {
-        if (gate && route.op && req.caller) await gate.authorize(req.caller, route.op, req.request);
+      const refused = (err: unknown): Reply => restError(toA2AError(err, logger, `${req.method} ${req.path}`));
+      const run = (): Promise<Reply> => {
         if (route.op) ops.requireExtensions(route.op, req.extensions);
-        return await route.run(req, ops, target.captures, shape);
+        return route.run(req, ops, target.captures, shape);
+      };
+      try {
+        const authorized = gate && route.op && req.caller ? gate.authorize(req.caller, route.op, req.request) : undefined;
+        return (authorized ? authorized.then(run) : run()).then(undefined, refused);
       } catch (err) {
-        return restError(toA2AError(err, logger, `${req.method} ${req.path}`));
+        // As from the async function this was: a throw becomes the error reply.
+        return Promise.resolve(refused(err));
       }
     },
   };
@@ -237,7 +247,7 @@ export function createRestHandler(ops: Operations, logger: Logger, gate?: AuthGa
 
 /** Splits /v1/... into decoded segments (`%3A` becomes `:`); undefined for a bad encoding. */
 export function segmentsOf(pathAfterV1: string): string[] | undefined {
-  const segments = pathAfterV1.split('/');
+  const segments = splitSlashes(pathAfterV1);
   // Nothing to decode without a `%` (every path the bench sends): no decodeURIComponent calls.
   if (!pathAfterV1.includes('%')) return segments;
   try {
@@ -245,4 +255,19 @@ export function segmentsOf(pathAfterV1: string): string[] | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * `path.split('/')`, by hand: V8's split took about 180 ns for `message:send` (a one-segment
+ * path), this loop about 50 ns, on every REST request.
+ */
+function splitSlashes(path: string): string[] {
+  const out: string[] = [];
+  let from = 0;
+  for (let at = path.indexOf('/'); at !== -1; at = path.indexOf('/', from)) {
+    out.push(path.slice(from, at));
+    from = at + 1;
+  }
+  out.push(path.slice(from));
+  return out;
 }

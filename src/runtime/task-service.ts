@@ -57,7 +57,11 @@ export interface TaskServiceOptions {
 export type InlinePushRegistrar = (taskId: string, config: PushNotificationConfig) => Promise<void>;
 export type { TransitionListener, TransitionSubscriber };
 
-/** `json`, when present, is the task's JSON text (the finished task, serialized once for store and reply). */
+/**
+ * `json`, when present, is the task's JSON text (the finished task, serialized once for store and
+ * reply), and `task` the very object it was made from, which no longer changes: a reply may read
+ * either.
+ */
 export type SendResult = { kind: 'task'; task: Task; json?: string } | { kind: 'message'; message: Message };
 export type StartedTurn = { kind: 'existing'; task: Task } | { kind: 'live'; live: LiveTask };
 
