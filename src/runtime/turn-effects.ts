@@ -16,7 +16,7 @@ import type { LiveTask, RuntimeTaskEvent } from './live-task.js';
 import type { LiveTasks } from './live-tasks.js';
 import { isoAt, nextStatusMs } from './status-clock.js';
 import type { TaskOwnership } from './task-ownership.js';
-import { markFailed, transitionsOf } from './task-records.js';
+import { markFailed, TransitionRecord, transitionsOf } from './task-records.js';
 import { agentMessage, applyArtifactChunk, ArtifactRecord, statusEvent, taskView } from './task-views.js';
 import type { TaskWriter } from './task-writes.js';
 import type { Task } from '../a2a/schemas.js';
@@ -171,7 +171,7 @@ export class TurnEffects {
     const timestamp = this.nextLiveTimestamp(live);
     live.task.status = message ? { state, timestamp, message } : { state, timestamp };
     if (message) (live.task.history ??= []).push(message);
-    transitionsOf(live.task).push({ state, timestamp });
+    transitionsOf(live.task).push(new TransitionRecord(state, timestamp));
     if (state === 'submitted') return;
     if (isTerminalState(state) || isInterruptedState(state)) {
       // The turn's final event waits for the store (endTurn): nobody is told of an end that a
