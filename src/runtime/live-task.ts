@@ -85,8 +85,22 @@ export interface MessageIndexEntry {
  */
 const RESOLVED: Promise<void> = Promise.resolve();
 
+/**
+ * How the shared registries (LiveTasks' index, TaskWriter's dirty set) hold a running task:
+ * through this handle, emptied when the task leaves memory. A Map or Set whose entries come and
+ * go retires its hash table every few dozen changes, and once the table is in the old generation
+ * V8 makes the next ones there too, each keeping the entries it had until a full collection. A
+ * task held directly stayed reachable from that garbage: every scavenge copied, then promoted,
+ * the task and all it holds. Through the handle, only the handle is kept.
+ */
+export class LiveTaskHandle {
+  constructor(public live: LiveTask | undefined) {}
+}
+
 export class LiveTask {
   actor!: Actor<RuntimeTaskMachine>;
+  /** What the shared registries hold (emptied by LiveTasks.release). */
+  readonly handle: LiveTaskHandle = new LiveTaskHandle(this);
   /** Set by a cancel; the AbortSignal is made only if the handler asks for it (it is not free). */
   cancelRequested = false;
   private controller: AbortController | undefined;

@@ -1,5 +1,5 @@
 /** The tasks whose actor runs in this process, by id, and how many actors that is. */
-import type { LiveTask } from './live-task.js';
+import type { LiveTask, LiveTaskHandle } from './live-task.js';
 import { TaskSupervisor } from './task-supervisor.js';
 import { agentMessage } from './task-views.js';
 import { waitFor } from './wait.js';
@@ -9,13 +9,14 @@ const STOPPED_BY_SHUTDOWN = 'The server stopped before this task finished; it wa
 const SHUTDOWN_CANCEL_WAIT_MS = 1000;
 
 export class LiveTasks {
-  private readonly byId = new Map<string, LiveTask>();
+  /** Handles, not the tasks: see LiveTaskHandle. */
+  private readonly byId = new Map<string, LiveTaskHandle>();
   private actors = 0;
   /** The parent of every task actor here (src/runtime/task-actors.ts spawns them). */
   readonly supervisor = new TaskSupervisor();
 
   get(id: string): LiveTask | undefined {
-    return this.byId.get(id);
+    return this.byId.get(id)?.live;
   }
 
   has(id: string): boolean {
@@ -24,12 +25,12 @@ export class LiveTasks {
 
   /** The live record if a turn runs now and is not ending (what subscribers attach to). */
   running(id: string): LiveTask | undefined {
-    const live = this.byId.get(id);
+    const live = this.byId.get(id)?.live;
     return live?.phase === 'running' ? live : undefined;
   }
 
   add(live: LiveTask): void {
-    this.byId.set(live.id, live);
+    this.byId.set(live.id, live.handle);
   }
 
   /** Its actor was started. */
@@ -43,7 +44,8 @@ export class LiveTasks {
     live.phase = 'closed';
     this.supervisor.stop(live.actor);
     this.actors--;
-    if (this.byId.get(live.id) === live) this.byId.delete(live.id);
+    if (this.byId.get(live.id) === live.handle) this.byId.delete(live.id);
+    live.handle.live = undefined;
   }
 
   get size(): number {
@@ -55,7 +57,9 @@ export class LiveTasks {
   }
 
   all(): LiveTask[] {
-    return [...this.byId.values()];
+    const tasks: LiveTask[] = [];
+    for (const { live } of this.byId.values()) if (live) tasks.push(live);
+    return tasks;
   }
 
   /**

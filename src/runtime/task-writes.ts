@@ -8,7 +8,7 @@ import { a2aError } from '../a2a/errors.js';
 import type { Task } from '../a2a/schemas.js';
 import { errorFields, type Logger } from '../log.js';
 import type { TaskStore } from '../store/types.js';
-import type { LiveTask } from './live-task.js';
+import type { LiveTask, LiveTaskHandle } from './live-task.js';
 import type { TaskOwnership } from './task-ownership.js';
 import { serializeOrFail } from './storable.js';
 import { taskView } from './task-views.js';
@@ -17,8 +17,8 @@ import { sleep } from './wait.js';
 const toVoid = (): void => undefined;
 
 export class TaskWriter {
-  /** Running tasks with a progress write due, and the ticker that writes them. */
-  private readonly dirty = new Set<LiveTask>();
+  /** Running tasks with a progress write due (their handles: see LiveTaskHandle), and the ticker that writes them. */
+  private readonly dirty = new Set<LiveTaskHandle>();
   private flushTicker: NodeJS.Timeout | undefined;
   private closed = false;
 
@@ -44,7 +44,7 @@ export class TaskWriter {
     live.flushPending = true;
     live.whenExposed(() => {
       if (live.phase !== 'running') return;
-      this.dirty.add(live);
+      this.dirty.add(live.handle);
       if (!this.flushTicker) {
         this.flushTicker = setInterval(() => this.flushDirty(), this.settings.progressFlushInterval * 1000);
         this.flushTicker.unref();
@@ -53,7 +53,8 @@ export class TaskWriter {
   }
 
   private flushDirty(): void {
-    for (const live of this.dirty) {
+    for (const { live } of this.dirty) {
+      if (!live) continue;
       live.flushPending = false;
       if (live.phase === 'running') void this.write(live, taskView(live.task), 'store.progress_write_failed');
     }
@@ -67,7 +68,7 @@ export class TaskWriter {
 
   cancelFlush(live: LiveTask): void {
     live.flushPending = false;
-    this.dirty.delete(live);
+    this.dirty.delete(live.handle);
   }
 
   /**
