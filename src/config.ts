@@ -102,6 +102,12 @@ export const SettingsSchema = z.object({
     .refine((v) => v === 'auto' || v === 0 || (v >= 10 && v <= 300), "use auto, 0 (V8's own) or 10-300")
     .default('auto'),
   /**
+   * V8's allocation-site pretenuring (src/heap-tuning.ts): `off` lets every object start in the
+   * young generation, where a task's short-lived objects die cheaply; `v8` leaves V8's own
+   * heuristics. Set once per process, by createServer.
+   */
+  pretenuring: z.enum(['off', 'v8']).default('off'),
+  /**
    * Sign the agent card (README "Signed cards"): a private key as PEM text, JWK JSON text, or the
    * path of a file holding either. Never logged or served.
    */

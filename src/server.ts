@@ -11,7 +11,7 @@ import { nodeHandler, type NodeRequestHandler } from './http/node-server.js';
 import { setupDebug } from './debug/index.js';
 import { checkSkillSecurity, createAuthGate } from './auth/gate.js';
 import { createLogger, type Logger } from './log.js';
-import { applyHeapGrowth, heapGrowthPercentFor } from './heap-tuning.js';
+import { applyHeapGrowth, applyPretenuring, heapGrowthPercentFor, type Pretenuring } from './heap-tuning.js';
 import { cardExtensions, checkExtensions } from './protocol/extensions.js';
 import { observeRoutes } from './observe/requests.js';
 import { createOperations } from './protocol/operations.js';
@@ -69,6 +69,11 @@ export interface A2AServer {
    * or `node-flag` when node was started with `--heap-growing-percent` (that value stays).
    */
   readonly heapGrowthPercent: number | 'node-flag';
+  /**
+   * V8's allocation-site pretenuring as createServer left it (src/heap-tuning.ts): `off`, `v8`
+   * (V8's own), or `node-flag` when node was started with either form of the flag.
+   */
+  readonly pretenuring: Pretenuring;
   /** Which front end serves: `uws` (a native uWebSockets.js build), `node` (node:http), `none` (mounted only). */
   readonly frontEnd: FrontEndKind;
   /** The front end is native uWS (kept for earlier callers; see `frontEnd`). */
@@ -194,6 +199,7 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
   // Process-wide, before the load: bounds the garbage V8 lets pile up between full collections.
   const heapGrowthPercent = heapGrowthPercentFor(settings.heapGrowthPercent, store);
   const heapGrowth = applyHeapGrowth(heapGrowthPercent);
+  const pretenuring = applyPretenuring(settings.pretenuring);
   const events =
     eventLog ??
     (await openEventLog(settings, logger, metrics).catch(async (err: unknown) => {
@@ -322,6 +328,7 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
     events: coordinator.description,
     frontEnd,
     heapGrowth: heapGrowth === 'applied' ? `${heapGrowthPercent}%` : heapGrowth,
+    pretenuring,
     metrics: metricsUrl ?? (renderMetrics ? 'mounted app /metrics' : 'off'),
     capabilities,
     ...(signer ? { cardSigning: { alg: signer.alg, ...(signer.kid ? { kid: signer.kid } : {}) } } : {}),
@@ -336,6 +343,7 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
     metricsUrl,
     settings,
     heapGrowthPercent: heapGrowth === 'node-flag' ? 'node-flag' : heapGrowthPercent,
+    pretenuring,
     frontEnd: http.frontEnd,
     native: http.frontEnd === 'uws',
     service,
