@@ -15,6 +15,7 @@
 import { createActor } from 'xstate';
 import { defineRuntimeTaskMachine } from '../../src/runtime/live-task.js';
 import { TaskSupervisor } from '../../src/runtime/task-supervisor.js';
+import { applyPretenuring } from '../../src/heap-tuning.js';
 
 const tasks = Number(process.argv[2] ?? '20000');
 const maxMs = Number(process.argv[3] ?? '10') * 1000;
@@ -23,6 +24,10 @@ if (!Number.isInteger(tasks) || tasks <= 0 || !(maxMs > 0) || (variant !== 'supe
   process.stderr.write('usage: task-actor <tasks> <maxSeconds> [supervised|root]\n');
   process.exit(2);
 }
+
+// As createServer does (its default `pretenuring: 'off'`), so this is what a served task pays;
+// BENCH_PRETENURING=v8 measures with V8's own pretenuring.
+applyPretenuring(process.env.BENCH_PRETENURING === 'v8' ? 'v8' : 'off');
 
 const machine = defineRuntimeTaskMachine().provide({
   actions: { stateEntered: () => {}, statusUpdated: () => {}, artifactAdded: () => {}, startAgentTurn: () => {}, abortAgent: () => {} },

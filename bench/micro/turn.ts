@@ -12,6 +12,7 @@ import { PushConfigs } from '../../src/push/configs.js';
 import { resolveSettings } from '../../src/config.js';
 import echoAgent from '../agents/echo-agent.js';
 import type { Message } from '../../src/a2a/schemas.js';
+import { applyPretenuring } from '../../src/heap-tuning.js';
 
 const tasks = Number(process.argv[2] ?? '20000');
 const concurrency = Number(process.argv[3] ?? '16');
@@ -33,6 +34,10 @@ service.setInlinePushRegistrar(async (taskId, config) => {
 });
 service.onTransition((task) => pushDelivery.notify(task), { handledWithoutCopy: (task) => pushDelivery.handledWithoutCopy(task) });
 await service.init();
+
+// As createServer does (its default `pretenuring: 'off'`), so this is what a served task pays;
+// BENCH_PRETENURING=v8 measures with V8's own pretenuring.
+applyPretenuring(process.env.BENCH_PRETENURING === 'v8' ? 'v8' : 'off');
 
 let n = 0;
 // In the schema's key order, as the request path hands a message on (send-fast-path.ts): the
