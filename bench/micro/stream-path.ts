@@ -20,11 +20,7 @@ import { createOperations } from '../../src/protocol/operations.js';
 import { createRouter } from '../../src/protocol/router.js';
 import { PushConfigs } from '../../src/push/configs.js';
 import type { CardOptions } from '../../src/protocol/card.js';
-import { MemoryEventLog } from '../../src/runtime/event-log.js';
-import { TaskService } from '../../src/runtime/task-service.js';
-import { MemoryTaskStore } from '../../src/store/memory.js';
-import { resolveSettings } from '../../src/config.js';
-import echoAgent from '../agents/echo-agent.js';
+import { echoService } from './echo-service.js';
 
 const perRound = Number(process.argv[2] ?? '20000');
 const concurrency = Number(process.argv[3] ?? '16');
@@ -33,15 +29,7 @@ if (!Number.isInteger(perRound) || perRound <= 0 || !Number.isInteger(concurrenc
   process.exit(2);
 }
 
-const settings = resolveSettings({}, {});
-const store = new MemoryTaskStore();
-const service = new TaskService({
-  agent: echoAgent,
-  store,
-  events: new MemoryEventLog(settings.eventReplay, settings.eventRetention * 1000),
-  settings,
-  logger: silentLogger,
-});
+const { service, store, settings } = echoService();
 await service.init();
 const ops = createOperations({
   service,

@@ -3,28 +3,15 @@
  * bench's echo agent, a memory store and event log, and a push dispatcher listening like the
  * bench server's. `turn.js <tasks> <concurrency>`: prints CPU µs per task (median of 5 rounds).
  */
-import { MemoryEventLog } from '../../src/runtime/event-log.js';
-import { TaskService } from '../../src/runtime/task-service.js';
-import { MemoryTaskStore } from '../../src/store/memory.js';
 import { silentLogger } from '../../src/log.js';
 import { PushDispatcher } from '../../src/push/dispatcher.js';
 import { PushConfigs } from '../../src/push/configs.js';
-import { resolveSettings } from '../../src/config.js';
-import echoAgent from '../agents/echo-agent.js';
 import type { Message } from '../../src/a2a/schemas.js';
-import { applyPretenuring } from '../../src/heap-tuning.js';
+import { echoService } from './echo-service.js';
 
 const tasks = Number(process.argv[2] ?? '20000');
 const concurrency = Number(process.argv[3] ?? '16');
-const settings = resolveSettings({}, {});
-const store = new MemoryTaskStore();
-const service = new TaskService({
-  agent: echoAgent,
-  store,
-  events: new MemoryEventLog(settings.eventReplay, settings.eventRetention * 1000),
-  settings,
-  logger: silentLogger,
-});
+const { service, store, settings } = echoService();
 const push = new PushConfigs(store);
 const pushDelivery = new PushDispatcher({ configs: push, settings, logger: silentLogger });
 push.onChange((taskId) => pushDelivery.invalidate(taskId));
@@ -34,10 +21,6 @@ service.setInlinePushRegistrar(async (taskId, config) => {
 });
 service.onTransition((task) => pushDelivery.notify(task), { handledWithoutCopy: (task) => pushDelivery.handledWithoutCopy(task) });
 await service.init();
-
-// As createServer does (its default `pretenuring: 'off'`), so this is what a served task pays;
-// BENCH_PRETENURING=v8 measures with V8's own pretenuring.
-applyPretenuring(process.env.BENCH_PRETENURING === 'v8' ? 'v8' : 'off');
 
 let n = 0;
 // In the schema's key order, as the request path hands a message on (send-fast-path.ts): the
