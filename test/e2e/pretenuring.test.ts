@@ -8,15 +8,12 @@
  * the probe tries up to three batches and reports the most; without pretenuring every batch is 0.
  * (On Node 20's V8, which the suite runs on; Node 22's did not pretenure this probe's site at all.)
  */
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { resolveSettings } from '../../src/config.js';
 import { applyPretenuring } from '../../src/heap-tuning.js';
 import { createServer } from '../../src/index.js';
 import echoAgent from '../../examples/echo-agent.js';
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+import { spawnServer } from '../support/process.js';
 
 const PROBE = [
   "const isYoung = new Function('o', 'return %InYoungGeneration(o)');",
@@ -37,44 +34,25 @@ const PRELOAD = `data:text/javascript,${encodeURIComponent(PROBE)}`;
 
 /** Of 1,000 objects from a site V8 has seen survive 300,000 times, how many were born old. */
 async function bornOldAfterStart(nodeFlags: string[], env: Record<string, string>): Promise<number> {
-  const child = spawn(
-    process.execPath,
-    [
-      '--allow-natives-syntax',
-      ...nodeFlags,
-      '--import',
-      PRELOAD,
-      '--import',
-      'tsx',
-      'src/cli/main.ts',
-      'serve',
-      'examples/echo-agent.ts',
-      '--store',
-      'memory',
-      '--port',
-      '0',
-    ],
-    { cwd: ROOT, env: { ...process.env, SERVICE_LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  const server = await spawnServer(['examples/echo-agent.ts', '--store', 'memory'], env, 20_000, [
+    '--allow-natives-syntax',
+    ...nodeFlags,
+    '--import',
+    PRELOAD,
+  ]);
   let out = '';
-  child.stdout.on('data', (d: Buffer) => {
+  server.child.stdout?.on('data', (d: Buffer) => {
     out += d.toString();
   });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   try {
-    const waitFor = async (pattern: RegExp): Promise<RegExpMatchArray | null> => {
-      const deadline = Date.now() + 20_000;
-      while (!pattern.test(out) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-      return out.match(pattern);
-    };
-    expect(await waitFor(/listening on/)).not.toBeNull();
-    child.kill('SIGUSR2');
-    const found = await waitFor(/born old: (\d+)/);
+    server.child.kill('SIGUSR2');
+    const deadline = Date.now() + 20_000;
+    while (!/born old: \d+/.test(out) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    const found = /born old: (\d+)/.exec(out);
     expect(found, out).not.toBeNull();
     return Number(found?.[1]);
   } finally {
-    child.kill('SIGKILL');
-    await exited;
+    await server.kill('SIGKILL');
   }
 }
 

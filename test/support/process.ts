@@ -12,9 +12,14 @@ export interface ServerProcess {
   kill(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Starts `a2actor serve <agent>` (from source, through tsx) on a free port. */
-export function spawnServer(args: string[], env: Record<string, string> = {}, timeoutMs = 20_000): Promise<ServerProcess> {
-  return spawnCli(['--import', 'tsx', 'src/cli/main.ts'], args, env, timeoutMs);
+/** Starts `a2actor serve <agent>` (from source, through tsx) on a free port; `nodeArgs` go to node first. */
+export function spawnServer(
+  args: string[],
+  env: Record<string, string> = {},
+  timeoutMs = 20_000,
+  nodeArgs: string[] = [],
+): Promise<ServerProcess> {
+  return spawnCli([...nodeArgs, '--import', 'tsx', 'src/cli/main.ts'], args, env, timeoutMs);
 }
 
 /** Starts a built CLI (`dist/src/cli/main.js`) the way `npx a2actor` does; `nodeArgs` go before it. */
