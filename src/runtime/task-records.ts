@@ -5,18 +5,6 @@ import { agentMessage } from './task-views.js';
 
 export type Transition = { state: TaskState; timestamp: string };
 
-/**
- * A transition of a running turn, built by a constructor: a literal's objects are pretenured by
- * V8 once it has seen them survive, and an entry born old held its timestamp until a full
- * collection (task-views.ts says more).
- */
-export class TransitionRecord implements Transition {
-  constructor(
-    readonly state: TaskState,
-    readonly timestamp: string,
-  ) {}
-}
-
 /** The task's transition timeline (`metadata.stateTransitions`), created if missing. */
 export function transitionsOf(task: Task): Transition[] {
   const metadata = (task.metadata ??= {});

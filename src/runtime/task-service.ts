@@ -24,7 +24,7 @@ import { NO_STRINGS } from '../a2a/empty.js';
 import { LiveTasks } from './live-tasks.js';
 import { isoAt } from './status-clock.js';
 import { createOwnership, type TaskOwnership } from './task-ownership.js';
-import { messageInTask, newTaskRecord, taskView, type ViewOptions } from './task-views.js';
+import { messageInTask, taskView, type ViewOptions } from './task-views.js';
 import { TaskWriter } from './task-writes.js';
 import { TurnEffects, type TransitionListener, type TransitionSubscriber } from './turn-effects.js';
 import { waitFor } from './wait.js';
@@ -275,7 +275,14 @@ export class TaskService {
     const taskId = newId();
     const contextId = message.contextId ?? newId();
     const stored = messageInTask(message, taskId, contextId);
-    const task = newTaskRecord(taskId, contextId, stored, isoAt(Date.now()));
+    const task: Task = {
+      kind: 'task',
+      id: taskId,
+      contextId,
+      status: { state: 'submitted', timestamp: isoAt(Date.now()) },
+      history: [stored],
+      metadata: { stateTransitions: [] },
+    };
     const live = new LiveTask(task, stored, { firstTurn: true, mode, caller, turn });
     if (!params.configuration?.pushNotificationConfig) return this.startNewTask(live, params, scope);
     return this.registerInlinePush(taskId, params).then(() => this.startNewTask(live, params, scope));

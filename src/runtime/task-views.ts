@@ -47,74 +47,7 @@ function isSimpleMessage(message: Message): boolean {
  */
 export function messageInTask(message: Message, taskId: string, contextId: string): Message {
   if (!isSimpleMessage(message)) return { ...message, taskId, contextId };
-  return new TaskMessage(message, taskId, contextId);
-}
-
-/*
- * The records a running task is made of are built by constructors, not object or array
- * literals. V8 watches each literal's objects and, once it has seen them survive a scavenge
- * (a warm-up does), allocates that literal's objects in the old generation from then on
- * (allocation-site pretenuring, a decision it keeps). A task record born old is garbage only a
- * full collection frees, and until then it holds on to everything the turn writes into it
- * later (statuses, messages, artifacts): each scavenge copied and then promoted all of it
- * (bench/micro/turn.ts 20000 64: every task record of W1 was born old). Objects a constructor
- * makes are never pretenured, nor are arrays a builtin makes (`Array.of`).
- */
-
-/** A simple message as a task's history keeps it, in the order messageInTask writes its keys. */
-class TaskMessage implements Message {
-  readonly kind: Message['kind'];
-  readonly role: Message['role'];
-  readonly parts: Message['parts'];
-  readonly messageId: string;
-  readonly taskId: string;
-  readonly contextId: string;
-  constructor(message: Message, taskId: string, contextId: string) {
-    this.kind = message.kind;
-    this.role = message.role;
-    this.parts = message.parts;
-    this.messageId = message.messageId;
-    this.taskId = taskId;
-    this.contextId = contextId;
-  }
-}
-
-/** A new task's metadata: its (empty) transition timeline; `_eventSeq` joins it at the first event. */
-class TaskMetadata {
-  [key: string]: unknown;
-  stateTransitions: unknown[] = Array.of();
-}
-
-/** A new task's record, submitted with its first message (keys in the stored JSON's order). */
-class TaskRecord implements Task {
-  readonly kind = 'task';
-  readonly id: string;
-  readonly contextId: string;
-  status: Task['status'];
-  history: Message[];
-  metadata: Record<string, unknown>;
-  constructor(id: string, contextId: string, first: Message, timestamp: string) {
-    this.id = id;
-    this.contextId = contextId;
-    this.status = { state: 'submitted', timestamp };
-    this.history = Array.of(first);
-    this.metadata = new TaskMetadata();
-  }
-}
-
-/** A new task: `submitted` at `timestamp`, with `first` as its history. */
-export const newTaskRecord = (id: string, contextId: string, first: Message, timestamp: string): Task =>
-  new TaskRecord(id, contextId, first, timestamp);
-
-/** An artifact the runtime keeps (task-views' applyArtifactChunk): its optional fields are added after. */
-export class ArtifactRecord implements Artifact {
-  readonly artifactId: string;
-  readonly parts: Part[];
-  declare name?: string;
-  constructor(artifactId: string, parts: Part[]) {
-    this.artifactId = artifactId;
-    this.parts = parts;
-  }
+  return { kind: message.kind, role: message.role, parts: message.parts, messageId: message.messageId, taskId, contextId };
 }
 
 export interface ViewOptions {

@@ -16,8 +16,8 @@ import type { LiveTask, RuntimeTaskEvent } from './live-task.js';
 import type { LiveTasks } from './live-tasks.js';
 import { isoAt, nextStatusMs } from './status-clock.js';
 import type { TaskOwnership } from './task-ownership.js';
-import { markFailed, TransitionRecord, transitionsOf } from './task-records.js';
-import { agentMessage, applyArtifactChunk, ArtifactRecord, statusEvent, taskView } from './task-views.js';
+import { markFailed, transitionsOf } from './task-records.js';
+import { agentMessage, applyArtifactChunk, statusEvent, taskView } from './task-views.js';
 import type { TaskWriter } from './task-writes.js';
 import type { Task } from '../a2a/schemas.js';
 import { carryTrace, traceTurnEnd, turnTransition, withTurn } from '../observe/turns.js';
@@ -129,7 +129,7 @@ export class TurnEffects {
   private addArtifact(live: LiveTask, chunk: ArtifactChunk): void {
     // The parts are copied once, out of the handler's reach; the task and the event then share
     // this artifact (neither is ever changed in place).
-    const artifact: Artifact = new ArtifactRecord(chunk.artifactId ?? newId(), chunk.parts.slice());
+    const artifact: Artifact = { artifactId: chunk.artifactId ?? newId(), parts: chunk.parts.slice() };
     if (chunk.name !== undefined) artifact.name = chunk.name;
     if (chunk.description !== undefined) artifact.description = chunk.description;
     if (chunk.metadata !== undefined) artifact.metadata = chunk.metadata;
@@ -171,7 +171,7 @@ export class TurnEffects {
     const timestamp = this.nextLiveTimestamp(live);
     live.task.status = message ? { state, timestamp, message } : { state, timestamp };
     if (message) (live.task.history ??= []).push(message);
-    transitionsOf(live.task).push(new TransitionRecord(state, timestamp));
+    transitionsOf(live.task).push({ state, timestamp });
     if (state === 'submitted') return;
     if (isTerminalState(state) || isInterruptedState(state)) {
       // The turn's final event waits for the store (endTurn): nobody is told of an end that a
