@@ -540,7 +540,7 @@ export async function runSuite(opts: BenchOptions, log: (line: string) => void =
       paired.length > 0
     ) {
       try {
-        for (const p of await measurePairedRatios(build, opts, opts.quick ? 2 : 3, join(temp, 'paired.db'), paired)) {
+        for (const p of await measurePairedRatios(build, opts, opts.quick ? 2 : 5, join(temp, 'paired.db'), paired)) {
           log(`interleaved ${p.workload}: ours ${p.first.join(', ')} vs peer ${p.second.join(', ')} µs CPU = ${p.ratio}x`);
           const row = rows.find((r) => r.workload === p.workload && r.server === 'memory' && r.outcome === 'measured');
           if (row) row.pairedCpuVsPeer = p.ratio;
