@@ -109,6 +109,8 @@ export interface ServerProcess {
    * now: their CPU over the window is the service's too. Absent when the server needs none.
    */
   backendPids?: () => number[];
+  /** Redis's process among backendPids, if seen: its share is reported apart. */
+  redisPid?: number;
   /** Forces garbage collection in the server (every replica) and reports its memory afterwards (summed). */
   settle(): Promise<{ rssBytes: number; heapUsedBytes: number }>;
   /** process.memoryUsage() of the (first) process as it stands, no GC forced. */
@@ -269,6 +271,7 @@ export async function startServerProcess(kind: ServerKind, sqlitePath: string, o
         : first.description,
     runtime,
     ...(backend ? { backendPids: () => backend.processes() } : {}),
+    ...(backend?.redisPid !== undefined ? { redisPid: backend.redisPid } : {}),
     async settle() {
       const each = [];
       for (const r of replicas) each.push(await r.settle());
@@ -293,6 +296,8 @@ export interface Measured {
   serverRssBytes: number;
   /** CPU of the server's databases (PostgreSQL, Redis) over the window, when it has any we can see. */
   backendCpuMicros?: number;
+  /** Redis's part of backendCpuMicros. */
+  redisCpuMicros?: number;
 }
 
 /** CPU of each process that is still there, by pid. */
@@ -364,6 +369,9 @@ export function startGenerator(): GeneratorProcess {
           // from zero; one that ended inside it is lost, which leaves the figure a lower bound.
           ...(backendAtEnd.size > 0
             ? { backendCpuMicros: sum([...backendAtEnd].map(([pid, cpu]) => cpu - (backendAtStart.get(pid) ?? 0))) }
+            : {}),
+          ...(server.redisPid !== undefined && backendAtEnd.has(server.redisPid)
+            ? { redisCpuMicros: (backendAtEnd.get(server.redisPid) ?? 0) - (backendAtStart.get(server.redisPid) ?? 0) }
             : {}),
         };
       } finally {

@@ -36,6 +36,8 @@ export interface ClusterBackend {
   readonly events: string;
   /** PostgreSQL's and Redis's processes as they are now (empty if /proc does not show them). */
   processes(): number[];
+  /** redis-server's process among them (its CPU is also reported apart from PostgreSQL's). */
+  readonly redisPid: number | undefined;
   /** Drops the schema and every task the run stored in it. */
   close(): Promise<void>;
 }
@@ -143,6 +145,7 @@ export async function openClusterBackend(): Promise<ClusterBackend> {
     schema,
     store: `${CLUSTER_POSTGRES_URL}?schema=${schema}`,
     events: CLUSTER_REDIS_URL,
+    redisPid: redis,
     processes: () => [
       ...(postmaster === undefined ? [] : [postmaster, ...childrenOf(postmaster)]),
       ...(redis === undefined ? [] : [redis]),

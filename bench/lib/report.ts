@@ -76,7 +76,11 @@ function noteOf(row: Row, rows: readonly Row[]): string {
   }
   if (row.push) notes.push(`${int(row.push.tasks)} tasks, ${row.push.deliveriesPerTask.toFixed(2)} deliveries per task`);
   if (row.storeTasks !== undefined) notes.push(`over ${int(row.storeTasks)} stored tasks`);
-  if (row.backendCpuMicrosPerUnit !== undefined) notes.push(`PostgreSQL+Redis CPU ${fixed(row.backendCpuMicrosPerUnit)} µs/unit`);
+  if (row.backendCpuMicrosPerUnit !== undefined) {
+    const redis = row.redisCpuMicrosPerUnit;
+    const split = redis === undefined ? '' : ` (PostgreSQL ${fixed(row.backendCpuMicrosPerUnit - redis)}, Redis ${fixed(redis)})`;
+    notes.push(`PostgreSQL+Redis CPU ${fixed(row.backendCpuMicrosPerUnit)} µs/unit${split}`);
+  }
   if (row.authCostMicros !== undefined) {
     notes.push(
       `auth adds ${row.authCostMicros >= 0 ? '+' : ''}${fixed(row.authCostMicros)} µs CPU/task (interleaved, see below; target ≤ +5)${row.authCostMicros <= 5 ? ' ✓' : ''}`,

@@ -56,6 +56,8 @@ export interface Row {
    * them) per unit, microseconds; not in cpuMicrosPerUnit, which is the replicas' sum.
    */
   backendCpuMicrosPerUnit?: number;
+  /** Redis's part of backendCpuMicrosPerUnit. */
+  redisCpuMicrosPerUnit?: number;
   requests?: number;
   windowMs?: number;
   generatorCpuPercent?: number;
@@ -173,6 +175,7 @@ function rowOf(id: WorkloadId, kind: ServerKind, m: Measured, unitCount = m.resu
     ...(r.errorSamples.length > 0 ? { errorSamples: r.errorSamples } : {}),
     ...(unitCount > 0 ? { cpuMicrosPerUnit: round(m.serverCpuMicros / unitCount) } : {}),
     ...(unitCount > 0 && m.backendCpuMicros !== undefined ? { backendCpuMicrosPerUnit: round(m.backendCpuMicros / unitCount) } : {}),
+    ...(unitCount > 0 && m.redisCpuMicros !== undefined ? { redisCpuMicrosPerUnit: round(m.redisCpuMicros / unitCount) } : {}),
     rssMb: round(m.serverRssBytes / MB),
     requests: r.requests,
     windowMs: r.windowMs,
