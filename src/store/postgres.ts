@@ -71,9 +71,18 @@ const SAVE_TASKS = `WITH written AS (
   SELECT COALESCE('o:' || owner, ''), $9, COUNT(*) FROM saved WHERE inserted GROUP BY 1 ORDER BY 1
   ON CONFLICT (owner_key, slot) DO UPDATE SET n = a2actor_task_counts.n + EXCLUDED.n`;
 
-/** A batch of idempotency look-ups. */
-const FIND_MESSAGES = `SELECT k.scope, k.message_id, k.task_id FROM unnest($1::text[], $2::text[]) AS q(scope, message_id)
-  JOIN a2actor_message_keys k ON k.scope = q.scope AND k.message_id = q.message_id`;
+/**
+ * A batch of idempotency look-ups: one probe of the key's primary key per message. A plain join
+ * would leave the join method to the planner, and a prepared statement keeps its generic plan
+ * for the life of the connection: planned while the table was small (a fresh database, or one
+ * not analyzed since), it hash-joins the whole table on every look-up ever after, at a cost that
+ * grows with every task stored. The LATERAL subquery with its LIMIT cannot be flattened into a
+ * join, so each message is one index probe whatever the table's size.
+ */
+const FIND_MESSAGES = `SELECT q.scope, q.message_id, k.task_id FROM unnest($1::text[], $2::text[]) AS q(scope, message_id)
+  CROSS JOIN LATERAL (
+    SELECT task_id FROM a2actor_message_keys WHERE scope = q.scope AND message_id = q.message_id LIMIT 1
+  ) AS k`;
 
 /** Batches of one kind on their way at once, per replica (the pool holds `max` connections). */
 const BATCHES_IN_FLIGHT = 2;

@@ -134,6 +134,45 @@ describe('PostgresTaskStore group commit', () => {
   });
 });
 
+describe('PostgresTaskStore idempotency look-ups', () => {
+  it('probe the key index, not the whole table, however much it grew after the statement was prepared', async () => {
+    const schema = newSchema();
+    // One connection: every look-up runs the one prepared statement, whose generic plan (from
+    // the sixth run on) was made while the table was empty and is kept as the table grows.
+    const store = await PostgresTaskStore.open({ connectionString: PG_URL, schema, max: 1 });
+    const lookUp = (ids: string[]) => Promise.all(ids.map((id) => store.findTaskIdByMessage('', id)));
+    const ids = (prefix: string) => Array.from({ length: 30 }, (_, i) => `${prefix}${i + 1}`);
+    // Batches of look-ups, as under load.
+    for (let round = 0; round < 10; round++) expect(await lookUp(ids(`early-${round}-`))).toEqual(ids('').map(() => undefined));
+    const client = new pg.Client({ connectionString: PG_URL });
+    await client.connect();
+    try {
+      await client.query(
+        `INSERT INTO ${schema}.a2actor_message_keys (scope, message_id, task_id) SELECT '', 'm' || g, 't' || g FROM generate_series(1, 20000) g`,
+      );
+      for (let round = 0; round < 10; round++) expect(await lookUp(ids('m'))).toEqual(ids('t'));
+      expect(await store.findTaskIdByMessage('', 'absent')).toBeUndefined();
+      // A closed backend has flushed its table statistics.
+      await store.close();
+      const scans = async () =>
+        (
+          await client.query<{ seq_scan: string; idx_scan: string }>(
+            "SELECT seq_scan, idx_scan FROM pg_stat_user_tables WHERE schemaname = $1 AND relname = 'a2actor_message_keys'",
+            [schema],
+          )
+        ).rows[0];
+      await vi.waitFor(async () => expect(Number((await scans())?.idx_scan)).toBeGreaterThanOrEqual(300), {
+        timeout: 5_000,
+        interval: 100,
+      });
+      // One scan of the whole table at most: the one that built its primary key, when it was empty.
+      expect(Number((await scans())?.seq_scan)).toBeLessThanOrEqual(1);
+    } finally {
+      await client.end();
+    }
+  });
+});
+
 describe('PostgresTaskStore timed for metrics', () => {
   it('records its operations as store="postgres" in the store latency histogram', async () => {
     const metrics = createMetrics();
