@@ -74,10 +74,10 @@ const SAVE_TASKS = `WITH written AS (
 /**
  * A batch of idempotency look-ups: one probe of the key's primary key per message. A plain join
  * would leave the join method to the planner, and a prepared statement keeps its generic plan
- * for the life of the connection: planned while the table was small (a fresh database, or one
- * not analyzed since), it hash-joins the whole table on every look-up ever after, at a cost that
- * grows with every task stored. The LATERAL subquery with its LIMIT cannot be flattened into a
- * join, so each message is one index probe whatever the table's size.
+ * until the table is analyzed again: planned while the table was small (a fresh database), it
+ * hash-joins the whole table on every look-up, at a cost that grows with every task stored, for
+ * as long as no ANALYZE comes (never, with autovacuum off). The LATERAL subquery with its LIMIT
+ * cannot be flattened into a join, so each message is one index probe whatever the table's size.
  */
 const FIND_MESSAGES = `SELECT q.scope, q.message_id, k.task_id FROM unnest($1::text[], $2::text[]) AS q(scope, message_id)
   CROSS JOIN LATERAL (
