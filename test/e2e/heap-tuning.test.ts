@@ -6,8 +6,6 @@
  * dynamic (1.1 to 4.0), so every limit after the start line showing the configured one is V8
  * using the setting. An operator's own node flag wins over the setting.
  */
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,46 +14,27 @@ import { resolveSettings } from '../../src/config.js';
 import { DURABLE_STORE_HEAP_GROWTH_PERCENT, heapGrowthPercentFor } from '../../src/heap-tuning.js';
 import { createServer } from '../../src/index.js';
 import echoAgent from '../../examples/echo-agent.js';
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+import { spawnServer } from '../support/process.js';
 
 /** Forces a full collection every 100 ms without keeping the process alive. */
 const FORCE_GC = 'data:text/javascript,setInterval(()=>globalThis.gc(),100).unref()';
 
 /** The growing factors V8 printed after the CLI's start line, ~600 ms of forced collections. */
 async function factorsAfterStart(nodeFlags: string[], env: Record<string, string>, store = 'memory'): Promise<string[]> {
-  const child = spawn(
-    process.execPath,
-    [
-      '--expose-gc',
-      '--trace-gc-verbose',
-      ...nodeFlags,
-      '--import',
-      FORCE_GC,
-      '--import',
-      'tsx',
-      'src/cli/main.ts',
-      'serve',
-      'examples/echo-agent.ts',
-      '--store',
-      store,
-      '--port',
-      '0',
-    ],
-    { cwd: ROOT, env: { ...process.env, SERVICE_LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let out = '';
-  child.stdout.on('data', (d: Buffer) => {
-    out += d.toString();
+  const server = await spawnServer(['examples/echo-agent.ts', '--store', store], env, 20_000, [
+    '--expose-gc',
+    '--trace-gc-verbose',
+    ...nodeFlags,
+    '--import',
+    FORCE_GC,
+  ]);
+  // What V8 prints from here on: every limit it sets after the server has started.
+  let afterStart = '';
+  server.child.stdout?.on('data', (d: Buffer) => {
+    afterStart += d.toString();
   });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const deadline = Date.now() + 20_000;
-  while (!out.includes('listening on') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
   await new Promise((r) => setTimeout(r, 600));
-  child.kill('SIGKILL');
-  await exited;
-  expect(out).toContain('listening on');
-  const afterStart = out.slice(out.indexOf('listening on'));
+  await server.kill('SIGKILL');
   return [...afterStart.matchAll(/\[HeapController\] Limit: .*\((\d+\.\d)\)/g)].map((m) => m[1] as string);
 }
 

@@ -13,6 +13,7 @@ import { resolveSettings } from '../../src/config.js';
 import { applyPretenuring } from '../../src/heap-tuning.js';
 import { createServer } from '../../src/index.js';
 import echoAgent from '../../examples/echo-agent.js';
+import { eventually } from '../support/a2a.js';
 import { spawnServer } from '../support/process.js';
 
 const PROBE = [
@@ -46,9 +47,7 @@ async function bornOldAfterStart(nodeFlags: string[], env: Record<string, string
   });
   try {
     server.child.kill('SIGUSR2');
-    const deadline = Date.now() + 20_000;
-    while (!/born old: \d+/.test(out) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    const found = /born old: (\d+)/.exec(out);
+    const found = await eventually(() => /born old: (\d+)/.exec(out) ?? undefined, 20_000, 50).catch(() => null);
     expect(found, out).not.toBeNull();
     return Number(found?.[1]);
   } finally {
