@@ -3,6 +3,14 @@
  * in one queue with one timer. Their deadlines come in the order they were added, so the queue
  * is a FIFO: adding is a push, and a wait that ends early is marked and skipped. A timer per
  * wait cost node a timer-list insert and removal on every blocking send (~3% of W1's CPU).
+ *
+ * The timer outlives the waits it was armed for. A quick agent's blocking send begins and ends
+ * its wait within one request, so the queue empties after nearly every task: clearing the timer
+ * then and arming a new one for the next task was a timer insert and removal per task again
+ * (2-3% of W1's CPU). An idle queue keeps its timer, unref'd so that it holds no process up; the
+ * next wait refs it. Every wait lasts as long, so a timer armed for an earlier wait fires no
+ * later than the new one's deadline; it re-arms for what is still pending or, finding nothing,
+ * goes. An idle queue's timer is thus gone one wait length after the last wait at the latest.
  */
 
 export interface Deadline {
@@ -16,6 +24,13 @@ export class DeadlineQueue {
   private entries: Deadline[] = [];
   private head = 0;
   private timer: NodeJS.Timeout | undefined;
+  /**
+   * The setTimeout and clearTimeout the timer came from. A test that installs fake timers after
+   * a wait on real ones must not have its next wait ride the real timer left idle: a wait that
+   * finds the global functions changed arms a timer of its own.
+   */
+  private armedWith: typeof setTimeout | undefined;
+  private clearWith: typeof clearTimeout | undefined;
 
   constructor(private readonly ms: number) {}
 
@@ -31,10 +46,22 @@ export class DeadlineQueue {
     return this.head === this.entries.length;
   }
 
+  /** Whether the queue's timer keeps the process up: only while a wait is pending (for tests). */
+  get holdsProcess(): boolean {
+    return this.timer?.hasRef() ?? false;
+  }
+
   add(onExpire: () => void): Deadline {
     const deadline: Deadline = { at: Date.now() + this.ms, onExpire };
+    const wasIdle = this.head === this.entries.length;
     this.entries.push(deadline);
     if (!this.timer) this.arm(deadline.at);
+    else if (!wasIdle) return deadline;
+    else if (this.armedWith === setTimeout) this.timer.ref();
+    else {
+      this.clearWith?.(this.timer);
+      this.arm(deadline.at);
+    }
     return deadline;
   }
 
@@ -56,16 +83,18 @@ export class DeadlineQueue {
     }
   }
 
-  /** Nothing left to wait for: no timer keeps the process up. */
+  /** Nothing left to wait for: the timer, if armed, stays for the next wait but holds no process up. */
   private reset(): void {
-    this.entries = [];
+    // Emptied in place: a new array per task would be garbage per task.
+    this.entries.length = 0;
     this.head = 0;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
+    this.timer?.unref();
   }
 
   private arm(at: number): void {
     this.timer = setTimeout(() => this.fire(), Math.max(0, at - Date.now()));
+    this.armedWith = setTimeout;
+    this.clearWith = clearTimeout;
   }
 
   private fire(): void {

@@ -1,4 +1,6 @@
 /** One queue and one timer for waits of one length (src/runtime/deadlines.ts, wait.ts). */
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DeadlineQueue } from '../../src/runtime/deadlines.js';
 import { keptQueues, waitFor, waitWithin } from '../../src/runtime/wait.js';
@@ -31,7 +33,7 @@ describe('DeadlineQueue', () => {
     expect(vi.getTimerCount()).toBe(0);
   });
 
-  it('an ended wait at the front lets the timer go once nothing waits', () => {
+  it('once nothing waits, its timer holds no process up and goes at its deadline without expiring anything', () => {
     vi.useFakeTimers();
     const queue = new DeadlineQueue(100);
     const expired = vi.fn();
@@ -40,11 +42,49 @@ describe('DeadlineQueue', () => {
     queue.cancel(a);
     expect(vi.getTimerCount()).toBe(1);
     expect(queue.idle).toBe(false);
+    expect(queue.holdsProcess).toBe(true);
     queue.cancel(b);
-    expect(vi.getTimerCount()).toBe(0);
     expect(queue.idle).toBe(true);
-    vi.advanceTimersByTime(200);
+    expect(queue.holdsProcess).toBe(false);
+    vi.advanceTimersByTime(100);
+    expect(vi.getTimerCount()).toBe(0);
+    vi.advanceTimersByTime(100);
     expect(expired).not.toHaveBeenCalled();
+  });
+
+  it('a wait added to an idle queue reuses its timer, which re-arms for the new deadline', () => {
+    vi.useFakeTimers();
+    const queue = new DeadlineQueue(100);
+    const start = Date.now();
+    const fired: number[] = [];
+    // One task after another, each ending its wait at once: one timer serves them all.
+    for (let i = 0; i < 50; i++) queue.cancel(queue.add(() => fired.push(-1)));
+    expect(vi.getTimerCount()).toBe(1);
+    expect(queue.holdsProcess).toBe(false);
+    vi.advanceTimersByTime(60);
+    queue.add(() => fired.push(Date.now() - start));
+    expect(queue.holdsProcess).toBe(true);
+    expect(vi.getTimerCount()).toBe(1);
+    // The old timer fires at 100, finds the new wait not due and re-arms for 160.
+    vi.advanceTimersByTime(40);
+    expect(fired).toEqual([]);
+    expect(vi.getTimerCount()).toBe(1);
+    vi.advanceTimersByTime(59);
+    expect(fired).toEqual([]);
+    vi.advanceTimersByTime(1);
+    expect(fired).toEqual([160]);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('a queue left idle on a real timer arms a fake one for a wait made under fake timers', () => {
+    const queue = new DeadlineQueue(100);
+    queue.cancel(queue.add(() => {}));
+    vi.useFakeTimers();
+    const expired = vi.fn();
+    queue.add(expired);
+    expect(vi.getTimerCount()).toBe(1);
+    vi.advanceTimersByTime(100);
+    expect(expired).toHaveBeenCalledOnce();
   });
 
   it('a wait added by an expiry gets its own deadline', () => {
@@ -59,6 +99,37 @@ describe('DeadlineQueue', () => {
     vi.advanceTimersByTime(200);
     expect(fired.map((t) => t - start)).toEqual([50, 100]);
     expect(vi.getTimerCount()).toBe(0);
+  });
+});
+
+describe('a real process with a DeadlineQueue', () => {
+  const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+  /** Runs a script with DeadlineQueue and `started` in scope under node; resolves with what it printed once it exits. */
+  const run = (script: string): Promise<{ out: string }> => {
+    const source = `import { DeadlineQueue } from './src/runtime/deadlines.ts';\nconst started = Date.now();\n${script}`;
+    return new Promise((resolve, reject) => {
+      execFile(
+        process.execPath,
+        ['--import', 'tsx', '--input-type=module', '-e', source],
+        { cwd: ROOT, timeout: 30_000 },
+        (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve({ out: stdout.trim() })),
+      );
+    });
+  };
+
+  it('exits on its own once every wait has ended, though the idle timer is still armed for ten minutes', async () => {
+    // Were the idle timer still ref'd, the process would live ten minutes and execFile's 30 s timeout would fail this.
+    const { out } = await run(`const q = new DeadlineQueue(600_000);
+for (let i = 0; i < 3; i++) q.cancel(q.add(() => console.log('expired')));
+console.log(q.idle, q.holdsProcess);`);
+    expect(out).toBe('true false');
+  });
+
+  it('stays up for a pending wait on a reused timer and expires it at its deadline', async () => {
+    const { out } = await run(`const q = new DeadlineQueue(300);
+q.cancel(q.add(() => console.log('ended wait expired')));
+setTimeout(() => q.add(() => console.log('expired after', Date.now() - started >= 400)), 100);`);
+    expect(out).toBe('expired after true');
   });
 });
 
@@ -77,8 +148,9 @@ describe('waitWithin', () => {
     const waiting = waitWithin<string>(waiters, 1000);
     expect(vi.getTimerCount()).toBe(1);
     waiters[0]?.('done');
-    expect(vi.getTimerCount()).toBe(0);
     expect(await waiting).toBe('done');
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(vi.getTimerCount()).toBe(0);
   });
 
   it('resolves with undefined at the deadline, and a late callback changes nothing', async () => {
@@ -107,9 +179,10 @@ describe("a blocking send's wait for the end of the turn", () => {
     const running = live();
     const waiting = running.waitTurnEndWithin(1000);
     running.finish({ kind: 'task' });
-    expect(vi.getTimerCount()).toBe(0);
     expect(await waiting).toEqual({ kind: 'task' });
     expect(await running.waitTurnEndWithin(1000)).toEqual({ kind: 'task' });
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(vi.getTimerCount()).toBe(0);
   });
 
   it('gets undefined at the deadline while the turn goes on', async () => {
