@@ -41,21 +41,55 @@ export function credentialHeader(headers: Readonly<Record<string, string>>, name
 export type StaticCredentials = Readonly<Record<string, string | Principal>>;
 
 /**
- * A fixed set of secrets (token -> principal id or principal). Every lookup compares the
- * SHA-256 of the given secret with every known one in constant time and without stopping at
- * a match, so timing says neither which secret matched nor how much of one did.
+ * Secrets up to this many UTF-8 bytes are compared zero-padded to it (see staticCredentials).
+ * A fixed number, not the longest secret's length: which way a given secret is compared then
+ * depends on its own length alone, never on the known ones'.
+ */
+const PADDED_BYTES = 256;
+
+/**
+ * A fixed set of secrets (token -> principal id or principal). Every lookup compares the given
+ * secret with every known one in constant time and without stopping at a match, so timing says
+ * neither which secret matched nor how much of one did.
+ *
+ * A secret of up to PADDED_BYTES is compared as it stands: both sides zero-padded to that size,
+ * the byte lengths compared alongside (so `ab` is not `ab\0`). A given secret that does not fit
+ * is compared as all zeros with a length that cannot match. How long a call takes depends on
+ * the given secret's length, the number of known ones and whether any is longer than
+ * PADDED_BYTES, nothing else. Longer known secrets are compared by their SHA-256, as every secret once was: a hash per
+ * request cost 1.3 µs alone and ~6 µs inside the server under load (`hash` 3.4% of the bearer
+ * server's W1 profile).
  */
 export function staticCredentials(secrets: StaticCredentials): (given: string) => Principal | undefined {
   const known = Object.entries(secrets).map(([secret, who]) => {
     if (secret.length === 0) throw new TypeError('an empty string is not a usable token or key');
     const principal: Principal = typeof who === 'string' ? { id: who } : who;
     if (!principal.id) throw new TypeError('every token or key needs a non-empty principal id');
-    return { hash: digest(secret), principal };
+    return { secret, bytes: Buffer.from(secret, 'utf8'), principal };
   });
-  return (given) => {
-    const hash = digest(given);
+  const padded = known
+    .filter((k) => k.bytes.length <= PADDED_BYTES)
+    .map((k) => ({ padded: Buffer.concat([k.bytes], PADDED_BYTES), length: k.bytes.length, principal: k.principal }));
+  const hashed = known.filter((k) => k.bytes.length > PADDED_BYTES).map((k) => ({ hash: digest(k.secret), principal: k.principal }));
+  // Reused by every call (they are synchronous): no buffer per request.
+  const given = Buffer.alloc(PADDED_BYTES);
+  return (secret) => {
     let found: Principal | undefined;
-    for (const entry of known) if (timingSafeEqual(hash, entry.hash)) found ??= entry.principal;
+    if (padded.length > 0) {
+      const length = Buffer.byteLength(secret, 'utf8');
+      const fits = length <= PADDED_BYTES;
+      given.fill(0);
+      if (fits) given.write(secret, 'utf8');
+      for (const entry of padded) {
+        // Both tests run for every entry: `&`, not `&&`.
+        const same = Number(timingSafeEqual(given, entry.padded)) & Number(fits && length === entry.length);
+        if (same === 1) found ??= entry.principal;
+      }
+    }
+    if (hashed.length > 0) {
+      const hash = digest(secret);
+      for (const entry of hashed) if (timingSafeEqual(hash, entry.hash)) found ??= entry.principal;
+    }
     return found;
   };
 }

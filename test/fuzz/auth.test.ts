@@ -57,6 +57,43 @@ describe('credential readers, on their own', () => {
   });
 });
 
+describe('static credentials', () => {
+  const secretText = fc.oneof(
+    fc.string({ minLength: 1, maxLength: 40 }),
+    fc.string({ unit: 'grapheme', minLength: 1, maxLength: 20 }),
+    // Around the size where the comparison switches from padded bytes to hashes.
+    fc.integer({ min: 250, max: 262 }).chain((n) => fc.string({ minLength: n, maxLength: n, unit: 'binary-ascii' })),
+  );
+
+  it('answer the principal of exactly the given secret, whatever the secrets and their lengths', () => {
+    fc.assert(
+      fc.property(fc.uniqueArray(secretText, { minLength: 1, maxLength: 4 }), fc.nat(), secretText, (secrets, pick, other) => {
+        const table = Object.fromEntries(secrets.map((secret, i) => [secret, `p${i}`]));
+        const check = staticCredentials(table);
+        const chosen = secrets[pick % secrets.length] as string;
+        expect(check(chosen)?.id).toBe(table[chosen]);
+        // Near misses of a known secret: one character more, one less, and another secret.
+        expect(check(`${chosen}x`)?.id).toBe(table[`${chosen}x`]);
+        expect(check(chosen.slice(0, -1))?.id).toBe(chosen.length > 1 ? table[chosen.slice(0, -1)] : undefined);
+        expect(check(other)?.id).toBe(Object.hasOwn(table, other) ? table[other] : undefined);
+      }),
+      { numRuns: RUNS * 3, seed: SEED },
+    );
+  });
+
+  it('tell a secret from the same bytes padded with NULs, and compare long secrets by their whole text', () => {
+    const check = staticCredentials({ ab: 'short', 'ab\u0000': 'nul', ['k'.repeat(256)]: 'fits', ['k'.repeat(300)]: 'long' });
+    expect(check('ab')?.id).toBe('short');
+    expect(check('ab\u0000')?.id).toBe('nul');
+    expect(check('ab\u0000\u0000')).toBeUndefined();
+    expect(check('k'.repeat(256))?.id).toBe('fits');
+    expect(check('k'.repeat(300))?.id).toBe('long');
+    expect(check('k'.repeat(257))).toBeUndefined();
+    expect(check('k'.repeat(299))).toBeUndefined();
+    expect(check('ab'.padEnd(10_000, 'b'))).toBeUndefined();
+  });
+});
+
 describe('Authorization and X-API-Key bytes through a real server', () => {
   let server: TestServer;
   let aliceTask: Json;
