@@ -43,7 +43,7 @@ export class MemoryTaskStore implements TaskStore {
    */
   private byContext: Map<string, string | string[]> | undefined;
   /** Owner per slot and ids per owner, ascending: written only for tasks created with auth on. */
-  private readonly owners = new Map<number, string>();
+  private readonly ownerOf: (string | undefined)[] = [];
   private readonly byOwner = new Map<string, string[]>();
   /**
    * Idempotency records, by message id: the task when the message's scope is '' (no task, no
@@ -56,7 +56,7 @@ export class MemoryTaskStore implements TaskStore {
 
   async getTask(id: string, owner?: string): Promise<Task | undefined> {
     const slot = this.slots.get(id);
-    if (slot === undefined || (owner !== undefined && this.owners.get(slot) !== owner)) return undefined;
+    if (slot === undefined || (owner !== undefined && this.ownerOf[slot] !== owner)) return undefined;
     return this.parse(slot);
   }
 
@@ -84,7 +84,11 @@ export class MemoryTaskStore implements TaskStore {
       insertOrdered(this.order, task.id);
       if (this.byContext) addToContext(this.byContext, task.contextId, task.id);
       if (owner !== undefined) {
-        this.owners.set(slot, owner);
+        // A column, not a map as large as the store: under auth every task has an owner, so
+        // this is an append. Slots before it that have none are filled in first, so that the
+        // array never has a gap (V8 would keep a sparse one as a dictionary).
+        while (this.ownerOf.length < slot) this.ownerOf.push(undefined);
+        this.ownerOf[slot] = owner;
         const owned = this.byOwner.get(owner);
         if (owned) insertOrdered(owned, task.id);
         else this.byOwner.set(owner, [task.id]);
@@ -129,7 +133,7 @@ export class MemoryTaskStore implements TaskStore {
     const matches = (slot: number): boolean =>
       (query.status === undefined || this.states[slot] === wanted) &&
       (after === undefined || (this.times[slot] as number) >= after) &&
-      (owner === undefined || this.owners.get(slot) === owner);
+      (owner === undefined || this.ownerOf[slot] === owner);
     // Walk the context's ids when filtering by context, else the owner's, else all; all ascending.
     const source =
       query.contextId !== undefined

@@ -261,6 +261,20 @@ export function storeContract(name: string, open: () => Promise<{ store: TaskSto
       }
     });
 
+    it('an owned task written after ownerless ones belongs to its owner alone', async () => {
+      const { store } = await open();
+      const before = [task('completed'), task('completed'), task('completed')];
+      for (const t of before) await store.saveTask(t);
+      const mine = task('completed');
+      await store.saveTask(mine, undefined, undefined, 'alice');
+      expect(await store.getTask(mine.id, 'alice')).toEqual(mine);
+      expect(await store.getTask(mine.id, 'bob')).toBeUndefined();
+      expect(await store.getTask((before[2] as Task).id, 'alice')).toBeUndefined();
+      expect(await store.listTasks({ pageSize: 10, owner: 'alice' })).toEqual({ tasks: [mine], totalSize: 1 });
+      expect((await store.listTasks({ pageSize: 10 })).totalSize).toBe(4);
+      await store.close();
+    });
+
     it('keeps everything across a reopen (durable adapters)', async () => {
       const { store, reopen } = await open();
       if (!reopen) {
