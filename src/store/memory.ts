@@ -11,6 +11,7 @@ import { TASK_STATES } from '../../machines/task.machine.js';
 import { timeOf, withRoom } from './columns.js';
 import { TaskPacker } from './task-packer.js';
 import { packTask, unpackTask } from './task-text.js';
+import { StringIndex } from './string-index.js';
 import { TextArena } from './text-arena.js';
 import type { MessageKey, StoredPushConfig, TaskListQuery, TaskPage, TaskStore } from './types.js';
 
@@ -19,11 +20,11 @@ const stateCode = new Map<TaskState, number>(TASK_STATES.map((s, i) => [s, i]));
 export class MemoryTaskStore implements TaskStore {
   readonly description = 'memory';
   readonly keepsTasksInProcess = true;
-  /** Task id -> its slot in the columns below. */
-  private readonly slots = new Map<string, number>();
-  /** Per slot, the task's id and context id (the strings the maps above hold): its text leaves them out. */
+  /** Per slot, the task's id and context id: its text leaves them out. */
   private readonly idOf: string[] = [];
   private readonly contextOf: string[] = [];
+  /** Task id -> its slot in the columns here (string-index.ts says why not a Map). */
+  private readonly slots = new StringIndex((slot) => this.idOf[slot] as string);
   /** Per slot, the task's JSON as task-text.ts packs it. */
   private readonly texts = new TextArena();
   private readonly packer = new TaskPacker();
@@ -56,7 +57,7 @@ export class MemoryTaskStore implements TaskStore {
 
   async getTask(id: string, owner?: string): Promise<Task | undefined> {
     const slot = this.slots.get(id);
-    if (slot === undefined || (owner !== undefined && this.ownerOf[slot] !== owner)) return undefined;
+    if (slot < 0 || (owner !== undefined && this.ownerOf[slot] !== owner)) return undefined;
     return this.parse(slot);
   }
 
@@ -74,11 +75,11 @@ export class MemoryTaskStore implements TaskStore {
     // look-up in a map as large as the store.
     const newest = this.order[this.order.length - 1];
     const aboveAll = newest === undefined || newest < task.id;
-    let slot = aboveAll ? undefined : this.slots.get(task.id);
-    if (slot === undefined) {
-      slot = this.slots.size;
-      this.slots.set(task.id, slot);
+    let slot = aboveAll ? -1 : this.slots.get(task.id);
+    if (slot < 0) {
+      slot = this.idOf.length;
       this.idOf.push(task.id);
+      this.slots.add(task.id, slot);
       this.contextOf.push(task.contextId);
       this.makeRoom(slot);
       insertOrdered(this.order, task.id);
@@ -146,7 +147,7 @@ export class MemoryTaskStore implements TaskStore {
     let lastId: string | undefined;
     const start = query.afterId === undefined ? source.length - 1 : lowerBound(source, query.afterId) - 1;
     for (let i = start; i >= 0; i--) {
-      const slot = this.slots.get(source[i] as string) as number;
+      const slot = this.slots.get(source[i] as string);
       if (!matches(slot)) continue;
       if (tasks.length === query.pageSize) {
         lastId = tasks[tasks.length - 1]?.id;
@@ -168,11 +169,11 @@ export class MemoryTaskStore implements TaskStore {
     if (everyTask) {
       // All tasks: the slots are the columns' indexes, no id lookups needed.
       let n = 0;
-      for (let slot = 0; slot < this.slots.size; slot++) if (matches(slot)) n++;
+      for (let slot = 0; slot < this.idOf.length; slot++) if (matches(slot)) n++;
       return n;
     }
     let n = 0;
-    for (const id of source) if (matches(this.slots.get(id) as number)) n++;
+    for (const id of source) if (matches(this.slots.get(id))) n++;
     return n;
   }
 
@@ -180,7 +181,7 @@ export class MemoryTaskStore implements TaskStore {
   async tasksInStates(states: readonly TaskState[]): Promise<Task[]> {
     const wanted = new Set(states.map((s) => stateCode.get(s)));
     const out: Task[] = [];
-    for (let slot = 0; slot < this.slots.size; slot++) if (wanted.has(this.states[slot])) out.push(this.parse(slot));
+    for (let slot = 0; slot < this.idOf.length; slot++) if (wanted.has(this.states[slot])) out.push(this.parse(slot));
     return out;
   }
 
