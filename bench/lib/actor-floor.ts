@@ -4,9 +4,8 @@
  * it beside our W1 and the peer's: it is the part of a task that the design (an XState actor
  * per task) fixes, so the report says how much of the aim is left for everything else.
  */
-import { execFile } from 'node:child_process';
 import type { ServerBuild } from './build.js';
-import { ROOT } from './children.js';
+import { runBuiltMicro } from './micro-process.js';
 
 export interface ActorFloor {
   /** Lifecycles measured (fewer than asked if the time cap came first). */
@@ -23,30 +22,14 @@ const SOURCE = 'bench/micro/task-actor.ts';
 /** The child stops measuring by itself at its cap; this only guards against a hung process. */
 const KILL_AFTER_MS = 60_000;
 
-export function measureActorFloor(build: ServerBuild, tasks: number, maxSeconds: number): Promise<ActorFloor> {
-  return new Promise((resolve, reject) => {
-    execFile(
-      process.execPath,
-      [build.file(SOURCE), String(tasks), String(maxSeconds)],
-      { cwd: ROOT, timeout: KILL_AFTER_MS, killSignal: 'SIGKILL' },
-      (err, stdout, stderr) => {
-        if (err) {
-          reject(new Error(`task actor floor failed: ${stderr.trim().slice(0, 500) || err.message}`));
-          return;
-        }
-        try {
-          const parsed = JSON.parse(stdout.trim()) as Partial<ActorFloor>;
-          const { tasks: measured, rounds, cpuMicrosPerTask: median, lowestCpuMicrosPerTask: lowest } = parsed;
-          if (!(typeof measured === 'number' && measured > 0 && typeof rounds === 'number' && rounds > 0)) throw new Error(stdout);
-          if (!(typeof median === 'number' && median > 0 && typeof lowest === 'number' && lowest > 0)) throw new Error(stdout);
-          const round1 = (n: number) => Math.round(n * 10) / 10;
-          resolve({ tasks: measured, rounds, cpuMicrosPerTask: round1(median), lowestCpuMicrosPerTask: round1(lowest) });
-        } catch {
-          reject(new Error(`task actor floor: unreadable output ${JSON.stringify(stdout.slice(0, 200))}`));
-        }
-      },
-    );
-  });
+export async function measureActorFloor(build: ServerBuild, tasks: number, maxSeconds: number): Promise<ActorFloor> {
+  const out = await runBuiltMicro(build, SOURCE, [String(tasks), String(maxSeconds)], KILL_AFTER_MS);
+  const { tasks: measured, rounds, cpuMicrosPerTask: median, lowestCpuMicrosPerTask: lowest } = (out ?? {}) as Partial<ActorFloor>;
+  const positive = (n: unknown): n is number => typeof n === 'number' && n > 0;
+  if (!(positive(measured) && positive(rounds) && positive(median) && positive(lowest)))
+    throw new Error(`task actor floor: unreadable output ${JSON.stringify(out)}`);
+  const round1 = (n: number) => Math.round(n * 10) / 10;
+  return { tasks: measured, rounds, cpuMicrosPerTask: round1(median), lowestCpuMicrosPerTask: round1(lowest) };
 }
 
 /**

@@ -145,3 +145,10 @@ export interface MemoryUsage {
 
 /** Orchestrator -> server process. */
 export type ServerCommand = { type: 'settle' } | { type: 'memory' } | { type: 'stop' };
+
+/**
+ * The in-process cost micro's variants (bench/micro/feature-cost.ts): the W1 path as createServer
+ * wires it by default, with bearer auth on, and with metrics on.
+ */
+export const FEATURE_VARIANTS = ['plain', 'auth', 'metrics'] as const;
+export type FeatureVariant = (typeof FEATURE_VARIANTS)[number];

@@ -19,10 +19,13 @@ import { actorFloorNote } from '../../bench/lib/actor-floor.js';
 import { buildServer, type ServerBuild } from '../../bench/lib/build.js';
 import { startGenerator, type ServerProcess } from '../../bench/lib/children.js';
 import { CLUSTER_POSTGRES_URL } from '../../bench/lib/cluster.js';
+import { collectedInstructions, featureCostLines, instructionsPerRequest } from '../../bench/lib/instruction-cost.js';
+import { runBuiltMicro } from '../../bench/lib/micro-process.js';
 import { OptionsError, parseOptions, type BenchOptions } from '../../bench/lib/options.js';
 import { formatProfile, summarizeProfile } from '../../bench/lib/profile.js';
 import { formatTable, targetOf, writeReport } from '../../bench/lib/report.js';
 import { runSuite, soakMemory, type BenchReport, type Row } from '../../bench/lib/suite.js';
+import { FEATURE_VARIANTS } from '../../bench/lib/types.js';
 import { pickOperation } from '../../bench/load/soak.js';
 
 describe('bench targets (issue 19)', () => {
@@ -50,6 +53,32 @@ describe('bench targets (issue 19)', () => {
     expect(targetOf(cluster, [])).toBeUndefined();
     expect(targetOf(row({ workload: 'W3', server: 'memory', cpuVsPeer: 0.1 }), rows)).toBeUndefined();
     expect(targetOf(row({ workload: 'W1', server: 'peer' }), rows)).toBeUndefined();
+  });
+});
+
+describe('bench feature cost in instructions', () => {
+  it("reads callgrind's total and takes a size's difference per request, so start-up cancels", () => {
+    const stderr = '==4242== Events    : Ir\n==4242== Collected : 6103077113\n==4242==\n==4242== I   refs:      6,103,077,113\n';
+    expect(collectedInstructions(stderr)).toBe(6_103_077_113);
+    expect(collectedInstructions('no callgrind here')).toBeUndefined();
+    expect(
+      instructionsPerRequest({ requests: 3000, instructions: 6_100_000_000 }, { requests: 9000, instructions: 8_300_000_000 }),
+    ).toBeCloseTo(366_666.67, 1);
+    expect(() => instructionsPerRequest({ requests: 10, instructions: 1 }, { requests: 10, instructions: 2 })).toThrow(/more requests/);
+  });
+
+  it("sets each variant against plain, in µs at the plain path's own speed", () => {
+    const lines = featureCostLines({ plain: 360_000, auth: 363_600, metrics: 356_400 }, 60);
+    expect(lines.map((l) => l.variant)).toEqual([...FEATURE_VARIANTS]);
+    expect(lines[0]).toEqual({ variant: 'plain', instructionsPerRequest: 360_000, addedInstructions: 0, addedPercent: 0, addedMicros: 0 });
+    expect(lines[1]).toEqual({
+      variant: 'auth',
+      instructionsPerRequest: 363_600,
+      addedInstructions: 3600,
+      addedPercent: 1,
+      addedMicros: 0.6,
+    });
+    expect(lines[2]).toMatchObject({ variant: 'metrics', addedInstructions: -3600, addedPercent: -1, addedMicros: -0.6 });
   });
 });
 
@@ -278,6 +307,16 @@ describe('bench smoke run', () => {
       expect(written).toEqual(JSON.parse(JSON.stringify(report)));
     } finally {
       rmSync(out, { recursive: true, force: true });
+    }
+  });
+
+  it('serves W1 through the path createServer wires, plain, with bearer auth and with metrics', { timeout: 60_000 }, async () => {
+    for (const variant of FEATURE_VARIANTS) {
+      // The micro exits non-zero unless every reply held a completed task (an auth refusal would not).
+      const out = (await runBuiltMicro(build, 'bench/micro/feature-cost.ts', [variant, '200'], 30_000)) as Record<string, unknown>;
+      expect(out).toMatchObject({ variant, perRound: 200, requests: 1200 });
+      expect(out.medianUs).toBeGreaterThan(0);
+      expect(out.lowestUs).toBeLessThanOrEqual(out.medianUs as number);
     }
   });
 
