@@ -18,7 +18,7 @@
  */
 import { bearerAuth } from '../../src/auth/bearer.js';
 import { createAuthGate } from '../../src/auth/gate.js';
-import { createExchange, type WireRequest, type WireResponse } from '../../src/http/exchange.js';
+import { createExchange, type WireResponse } from '../../src/http/exchange.js';
 import { silentLogger } from '../../src/log.js';
 import { createMetrics } from '../../src/observe/metrics.js';
 import { observeRoutes } from '../../src/observe/requests.js';
@@ -29,6 +29,7 @@ import { PushConfigs } from '../../src/push/configs.js';
 import { FEATURE_VARIANTS, type FeatureVariant } from '../lib/types.js';
 import { BENCH_BEARER_TOKEN } from '../lib/workloads.js';
 import { echoService } from './echo-service.js';
+import { postRequest, rpcMessageBody } from './wire-request.js';
 
 const variant = process.argv[2] as FeatureVariant;
 const perRound = Number(process.argv[3] ?? '20000');
@@ -58,15 +59,6 @@ const exchange = createExchange(
   '127.0.0.1:1',
 );
 
-const TEXT = 'hello from the bench';
-const body = (id: string): string =>
-  JSON.stringify({
-    jsonrpc: '2.0',
-    id: 1,
-    method: 'message/send',
-    params: { message: { kind: 'message', role: 'user', messageId: id, parts: [{ kind: 'text', text: TEXT }] } },
-  });
-
 let seq = 0;
 let completed = 0;
 let onEnd: () => void = () => {};
@@ -89,23 +81,10 @@ const res: WireResponse = {
   },
 };
 
-/** One request, as uws-server.ts hands it to the exchange (headers object, copied body). */
+const AUTHORIZATION = { authorization: `Bearer ${BENCH_BEARER_TOKEN}` };
+
 function one(): Promise<void> {
-  const text = Buffer.from(body(`m-${seq++}`));
-  const headers: Record<string, string> = Object.create(null) as Record<string, string>;
-  headers.host = '127.0.0.1:9999';
-  headers.connection = 'keep-alive';
-  headers['content-type'] = 'application/json';
-  headers['content-length'] = String(text.length);
-  if (gate) headers.authorization = `Bearer ${BENCH_BEARER_TOKEN}`;
-  const req: WireRequest = {
-    method: 'POST',
-    path: '/',
-    query: '',
-    headers,
-    contentLengths: 1,
-    readBody: (_max, done) => done(Buffer.from(text)),
-  };
+  const req = postRequest('/', rpcMessageBody('message/send', `m-${seq++}`), gate ? AUTHORIZATION : {});
   return new Promise((resolve) => {
     onEnd = resolve;
     exchange.handle(req, res);

@@ -10,7 +10,7 @@
  * with SERVICE_REST_DIALECT=proto, its body a blocking send as the official SDK's REST client
  * sends it.
  */
-import { createExchange, type WireRequest, type WireResponse } from '../../src/http/exchange.js';
+import { createExchange, type WireResponse } from '../../src/http/exchange.js';
 import { silentLogger } from '../../src/log.js';
 import { observeRoutes } from '../../src/observe/requests.js';
 import { createOperations } from '../../src/protocol/operations.js';
@@ -18,6 +18,7 @@ import { createRouter } from '../../src/protocol/router.js';
 import type { PushConfigs } from '../../src/push/configs.js';
 import type { CardOptions } from '../../src/protocol/card.js';
 import type { TaskService } from '../../src/runtime/task-service.js';
+import { BENCH_TEXT as TEXT, postRequest, rpcMessageBody } from './wire-request.js';
 
 const kind = process.argv[2] ?? 'rpc';
 const requests = Number(process.argv[3] ?? '200000');
@@ -26,7 +27,6 @@ if ((kind !== 'rpc' && kind !== 'rest' && kind !== 'rest-proto') || !Number.isIn
   process.exit(2);
 }
 
-const TEXT = 'hello from the bench';
 const task = {
   kind: 'task' as const,
   id: 'b7b9a0d2-2f3e-4d55-9a77-0c1c1b6f1e11',
@@ -53,13 +53,6 @@ const exchange = createExchange(
   '127.0.0.1:1',
 );
 
-const rpcBody = (id: string) =>
-  JSON.stringify({
-    jsonrpc: '2.0',
-    id: 1,
-    method: 'message/send',
-    params: { message: { kind: 'message', role: 'user', messageId: id, parts: [{ kind: 'text', text: TEXT }] } },
-  });
 const restBody = (id: string) => JSON.stringify({ message: { messageId: id, role: 'ROLE_USER', content: [{ text: TEXT }] } });
 const protoBody = (id: string) =>
   JSON.stringify({ message: { messageId: id, role: 'ROLE_USER', content: [{ text: TEXT }] }, configuration: { blocking: true } });
@@ -84,21 +77,11 @@ const res: WireResponse = {
 let seq = 0;
 /** One request through the exchange, as uws-server.ts builds it (headers object, copied body). */
 function one(): Promise<void> {
-  const text = kind === 'rpc' ? rpcBody(`m-${seq++}`) : kind === 'rest' ? restBody(`m-${seq++}`) : protoBody(`m-${seq++}`);
-  const bytes = Buffer.from(text);
-  const headers: Record<string, string> = Object.create(null);
-  headers.host = '127.0.0.1:9999';
-  headers.connection = 'keep-alive';
-  headers['content-type'] = 'application/json';
-  headers['content-length'] = String(bytes.length);
-  const req: WireRequest = {
-    method: 'POST',
-    path: kind === 'rpc' ? '/' : '/v1/message:send',
-    query: '',
-    headers,
-    contentLengths: 1,
-    readBody: (_max, done) => done(Buffer.from(bytes)),
-  };
+  const id = `m-${seq++}`;
+  const req =
+    kind === 'rpc'
+      ? postRequest('/', rpcMessageBody('message/send', id))
+      : postRequest('/v1/message:send', kind === 'rest' ? restBody(id) : protoBody(id));
   return new Promise((resolve) => {
     onEnd = resolve;
     exchange.handle(req, res);

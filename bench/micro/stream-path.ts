@@ -13,7 +13,7 @@
  * line with the median and lowest CPU µs per stream, and the bytes, headers and writes per
  * stream (which must not change when only the cost does).
  */
-import { createExchange, type WireRequest, type WireResponse } from '../../src/http/exchange.js';
+import { createExchange, type WireResponse } from '../../src/http/exchange.js';
 import { silentLogger } from '../../src/log.js';
 import { observeRoutes } from '../../src/observe/requests.js';
 import { createOperations } from '../../src/protocol/operations.js';
@@ -21,6 +21,7 @@ import { createRouter } from '../../src/protocol/router.js';
 import { PushConfigs } from '../../src/push/configs.js';
 import type { CardOptions } from '../../src/protocol/card.js';
 import { echoService } from './echo-service.js';
+import { postRequest, rpcMessageBody } from './wire-request.js';
 
 const perRound = Number(process.argv[2] ?? '20000');
 const concurrency = Number(process.argv[3] ?? '16');
@@ -41,15 +42,6 @@ const exchange = createExchange(
   { maxBodyBytes: 1 << 20, route, sse: { heartbeatMs: settings.sseHeartbeat * 1000, maxBufferedBytes: 1 << 20 }, logger: silentLogger },
   '127.0.0.1:1',
 );
-
-const TEXT = 'hello from the bench';
-const body = (id: string): string =>
-  JSON.stringify({
-    jsonrpc: '2.0',
-    id: 1,
-    method: 'message/stream',
-    params: { message: { kind: 'message', role: 'user', messageId: id, parts: [{ kind: 'text', text: TEXT }] } },
-  });
 
 let bytes = 0;
 let headers = 0;
@@ -88,23 +80,11 @@ function response(done: () => void): WireResponse {
   return res;
 }
 
+const ACCEPT_SSE = { accept: 'text/event-stream' };
+
 /** One stream, as uws-server.ts hands a request to the exchange. */
 function one(): Promise<void> {
-  const text = Buffer.from(body(`m-${seq++}`));
-  const head: Record<string, string> = Object.create(null) as Record<string, string>;
-  head.host = '127.0.0.1:9999';
-  head.connection = 'keep-alive';
-  head['content-type'] = 'application/json';
-  head.accept = 'text/event-stream';
-  head['content-length'] = String(text.length);
-  const req: WireRequest = {
-    method: 'POST',
-    path: '/',
-    query: '',
-    headers: head,
-    contentLengths: 1,
-    readBody: (_max, done) => done(Buffer.from(text)),
-  };
+  const req = postRequest('/', rpcMessageBody('message/stream', `m-${seq++}`), ACCEPT_SSE);
   return new Promise((resolve) => exchange.handle(req, response(resolve)));
 }
 
