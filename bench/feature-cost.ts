@@ -10,7 +10,7 @@
  * --single-threaded` (no compiler or GC threads, so the count is the process's), two at a time;
  * the difference of a variant's two sizes is its instructions per request. The added
  * instructions are turned into µs at the plain path's own speed, measured natively (median of
- * three processes). Takes about five minutes on two cores.
+ * three processes). Takes about eight minutes on two cores.
  */
 import { execFile, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
