@@ -9,6 +9,7 @@ import type { ServerBuild } from './build.js';
 import { startGenerator, startServerProcess } from './children.js';
 import { interleave, round1 } from './interleave.js';
 import type { BenchOptions } from './options.js';
+import { FEATURE_COST_TARGET_MICROS } from './types.js';
 import { headersFor, requests, WORKLOADS } from './workloads.js';
 
 export interface AuthCost {
@@ -69,9 +70,9 @@ export async function measureAuthCost(
 }
 
 export const metricsCostNote = (c: AuthCost): string =>
-  `metrics cost: ${c.costMicros >= 0 ? '+' : ''}${c.costMicros} µs CPU per W1 task (target at most +3): median of ${c.rounds} interleaved ` +
+  `metrics cost: ${c.costMicros >= 0 ? '+' : ''}${c.costMicros} µs CPU per W1 task (target at most +${FEATURE_COST_TARGET_MICROS.metrics}): median of ${c.rounds} interleaved ` +
   `rounds each, ours metrics ${c.authMedian} µs [${c.auth.join(', ')}] vs ours mem (metrics off) ${c.memoryMedian} µs [${c.memory.join(', ')}], both servers up, order alternating; nothing scrapes during the run.`;
 
 export const authCostNote = (c: AuthCost): string =>
-  `bearer auth cost: ${c.costMicros >= 0 ? '+' : ''}${c.costMicros} µs CPU per W1 task (target at most +5): median of ${c.rounds} interleaved ` +
+  `bearer auth cost: ${c.costMicros >= 0 ? '+' : ''}${c.costMicros} µs CPU per W1 task (target at most +${FEATURE_COST_TARGET_MICROS.auth}): median of ${c.rounds} interleaved ` +
   `rounds each, ours auth ${c.authMedian} µs [${c.auth.join(', ')}] vs ours mem ${c.memoryMedian} µs [${c.memory.join(', ')}], both servers up, order alternating.`;

@@ -152,3 +152,6 @@ export type ServerCommand = { type: 'settle' } | { type: 'memory' } | { type: 's
  */
 export const FEATURE_VARIANTS = ['plain', 'auth', 'metrics'] as const;
 export type FeatureVariant = (typeof FEATURE_VARIANTS)[number];
+
+/** CPU µs per W1 task bearer auth and metrics may add (issue 19): the suite's rows and bench:feature-cost hold them to it. */
+export const FEATURE_COST_TARGET_MICROS: Readonly<Record<Exclude<FeatureVariant, 'plain'>, number>> = { auth: 5, metrics: 3 };
