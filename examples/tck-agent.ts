@@ -24,7 +24,7 @@
  * BG-WORK: "stays working after the handler answers" needs `ctx.continueInBackground()` from
  * branch bg-work; see `continueInBackground` below, the one piece still missing. Until then the
  * handler simply keeps running, and a blocking send answers when SERVICE_BLOCKING_TIMEOUT runs
- * out (scripts/tck.sh sets 1 s) with the task as it stands: `working`, echo artifact included.
+ * out (scripts/tck.sh sets 0.25 s) with the task as it stands: `working`, echo artifact included.
  */
 import { defineAgent, pause, type AgentContext, type Part } from '../src/index.js';
 
