@@ -56,12 +56,28 @@ function untilCanceled(signal: AbortSignal): Promise<void> {
 }
 
 /**
- * BG-WORK: the call this agent is waiting for. Once bg-work is on main, replace the body with
- * `ctx.continueInBackground();` (a blocking send then answers at once with the task `working`,
- * while the handler goes on running) and drop SERVICE_BLOCKING_TIMEOUT from scripts/tck.sh.
+ * BG-WORK: the one call this agent is waiting for. Once bg-work is on main, the body becomes
+ * `ctx.continueInBackground(); return true;`: the turn then ends at once (a blocking send answers
+ * with the task `working` and its echo artifact, a stream closes with a `working` status marked
+ * final) while `keepWorking` goes on in the background; drop SERVICE_BLOCKING_TIMEOUT from
+ * scripts/tck.sh then. Returns whether the task went to the background.
  */
-function continueInBackground(_ctx: AgentContext): void {
-  // >>> BG-WORK: ctx.continueInBackground();
+function continueInBackground(_ctx: AgentContext): boolean {
+  // >>> BG-WORK: ctx.continueInBackground(); return true;
+  return false;
+}
+
+/**
+ * The task's work after the echo: a bare `working` status every HEARTBEAT_MS for `liveMs`, so
+ * streams and subscribers get events, then nothing until a cancel fires the signal.
+ */
+async function keepWorking(ctx: AgentContext, liveMs: number): Promise<void> {
+  const liveUntil = Date.now() + liveMs;
+  while (!ctx.signal.aborted && Date.now() < liveUntil) {
+    ctx.status();
+    await pause(HEARTBEAT_MS, ctx.signal);
+  }
+  await untilCanceled(ctx.signal);
 }
 
 export default defineAgent({
@@ -94,15 +110,12 @@ export default defineAgent({
         append: ctx.history.length > 1 && ctx.artifacts.some((a) => a.artifactId === 'echo'),
       });
     }
-    continueInBackground(ctx);
-
     const subscribe = SUBSCRIBE_PREFIXES.some((prefix) => ctx.message.messageId.startsWith(prefix));
-    const liveUntil = Date.now() + (subscribe ? SUBSCRIBE_LIVE_MS : LIVE_MS);
-    while (!ctx.signal.aborted && Date.now() < liveUntil) {
-      ctx.status();
-      await pause(HEARTBEAT_MS, ctx.signal);
-    }
-    // Working until canceled: the cancel aborts the signal, and returning then ends the task.
-    await untilCanceled(ctx.signal);
+    const work = keepWorking(ctx, subscribe ? SUBSCRIBE_LIVE_MS : LIVE_MS);
+    // In the background the handler returns and `work` runs on (a status after the task ended
+    // may throw: nothing to do then); without it, the turn itself keeps working (returning would
+    // complete the task) until a cancel ends `work`.
+    if (continueInBackground(ctx)) void work.catch(() => undefined);
+    else await work;
   },
 });
