@@ -19,6 +19,7 @@ import { checkCard, type CardOptions } from './protocol/card.js';
 import { createCardSigner, type CardSigner, type CardSigningOptions } from './protocol/card-signing.js';
 import type { AgentCard } from './agent.js';
 import { createRouter } from './protocol/router.js';
+import { V1_PUSH_BODY } from './protocol/v1/push.js';
 import { PushConfigs } from './push/configs.js';
 import { PushDispatcher, type PushStats } from './push/dispatcher.js';
 import type { TaskEventLog } from './runtime/event-log.js';
@@ -230,7 +231,9 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
   });
   const push = new PushConfigs(timedStore, settings.pushMaxConfigsPerTask);
   // Webhook delivery: every transition of an exposed task goes to the task's configs.
-  const pushDelivery = capabilities.pushNotifications ? new PushDispatcher({ configs: push, settings, logger, metrics }) : undefined;
+  const pushDelivery = capabilities.pushNotifications
+    ? new PushDispatcher({ configs: push, settings, logger, metrics, bodies: { '1.0': V1_PUSH_BODY } })
+    : undefined;
   if (pushDelivery) {
     push.onChange((taskId) => pushDelivery.invalidate(taskId));
     service.setInlinePushRegistrar(async (taskId, config) => {

@@ -1,7 +1,8 @@
 /**
- * The bench's echo agent: one text artifact with the user's text, then `completed`. The peer
- * runs the same behaviour (bench/peer/echo-executor.ts), so both servers do the same work per
- * task and the numbers compare the servers, not the agents.
+ * The bench's echo agent: one text artifact with the user's text, then `completed`. The peers
+ * run the same behaviour (bench/peer/echo-executor.ts on 0.3.14, bench/peer/echo-executor-v1.ts
+ * on 1.3.0), so every server does the same work per task and the numbers compare the servers,
+ * not the agents.
  *
  * Three commands serve the memory workloads (W9's paused tasks, the soak's mix); any other text
  * is echoed, so the request-path workloads pay one character comparison for them:

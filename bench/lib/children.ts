@@ -151,6 +151,7 @@ const SERVER_ENTRIES: Record<ServerKind, ServerEntry> = {
     replicas: CLUSTER_REPLICAS,
   },
   peer: { source: 'bench/servers/peer.ts', args: () => [], compiled: false, replicas: 1 },
+  'peer-v1': { source: 'bench/servers/peer-v1.ts', args: () => [], compiled: false, replicas: 1 },
 };
 
 /** Whether a server kind runs the tsc build, which must then be passed to startServerProcess. */

@@ -38,9 +38,11 @@ export const USAGE = `usage: npm run bench -- [options]
   --paused <n>          tasks W9 leaves paused in input-required (default 5000, quick 1000)
   --soak-minutes <m>    how long SOAK runs its mixed load (default 2, quick 0.5)
   --servers <list>      of ${SERVER_KINDS.join(',')} (default all; ours-memory, ours-node, ours-auth, ours-metrics, ours-sqlite, ours-cluster also name ours;
-                        cluster: two replicas on PostgreSQL 127.0.0.1:5432 and Redis 127.0.0.1:6379)
+                        cluster: two replicas on PostgreSQL 127.0.0.1:5432 and Redis 127.0.0.1:6379;
+                        peer: @a2a-js/sdk 0.3.14; peer-v1: @a2a-js/sdk 1.3.0 in native v1.0, the v1.0 workloads' peer)
   --workloads <list>    of ${WORKLOAD_IDS.join(',')} (default all but SOAK, which runs only when named:
-                        32 clients of mixed load on ours for --soak-minutes, RSS every 10 s)
+                        32 clients of mixed load on ours for --soak-minutes, RSS every 10 s;
+                        W1v1, W2v1, W4v1: W1, W2, W4 in A2A v1.0, on ours mem and peer-v1)
   --profile <workload>  run it with the server under --cpu-prof and print where the CPU went
                         (servers default to memory, workloads to that one; no ceiling runs)
   --out <dir>           where the JSON report goes (default bench/results)

@@ -1,10 +1,14 @@
 /**
  * Small one-off calls the orchestrator makes around workloads: create a task for W3, count the
- * store for W8, and find out whether the server delivers webhooks at all before W7 is timed.
+ * store for W8, find out whether the server delivers webhooks at all before W7 is timed, and
+ * whether it answers a workload's request at all (the v1.0 workloads) before that is timed.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
+import { checkResponse, isStreaming, notAStream, streamCheck } from '../load/checks.js';
+import { SseReader } from '../load/sse.js';
+import { MESSAGE_ID, type Check, type RequestTemplate } from './types.js';
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -77,4 +81,37 @@ export async function deliversPush(origin: string, waitMs = 3_000): Promise<bool
   } finally {
     await new Promise<void>((resolve) => receiver.close(() => resolve()).closeAllConnections());
   }
+}
+
+/**
+ * Sends one request of a workload, as the generator would, and checks the answer the same way:
+ * undefined when it passes, else why not. The v1.0 workloads are timed only on a server that
+ * passes: ours answers v1.0 only once that lands, and until then its rows say so instead of
+ * timing a window of errors.
+ */
+export async function answerError(
+  origin: string,
+  request: RequestTemplate,
+  check: Check,
+  headers: Readonly<Record<string, string>> = {},
+): Promise<string | undefined> {
+  const streaming = isStreaming(check);
+  const res = await fetch(`${origin}${request.path}`, {
+    method: request.method,
+    headers: {
+      'content-type': 'application/json',
+      ...request.headers,
+      ...headers,
+      ...(streaming ? { accept: 'text/event-stream' } : {}),
+    },
+    ...(request.body === undefined ? {} : { body: request.body.split(MESSAGE_ID).join(randomUUID()) }),
+    signal: AbortSignal.timeout(10_000),
+  });
+  const text = await res.text();
+  if (!streaming) return checkResponse(check, res.status, text);
+  if (res.status !== 200) return `HTTP ${res.status}: ${text.slice(0, 120)}`;
+  if (!(res.headers.get('content-type') ?? '').startsWith('text/event-stream')) return notAStream(check, text);
+  const verdict = streamCheck(check);
+  for (const data of new SseReader().push(`${text}\n\n`)) verdict.event(data);
+  return verdict.end();
 }

@@ -21,14 +21,14 @@ import {
   type ServerProcess,
 } from './children.js';
 import type { BenchOptions } from './options.js';
-import { createTask, deliversPush, storedTasks } from './probe.js';
+import { answerError, createTask, deliversPush, storedTasks } from './probe.js';
 import { summarizeProfile, type ProfileSummary } from './profile.js';
 import { machineInfo, rssBytes, type MachineInfo } from './proc.js';
 import { SERVER_LABEL } from './report.js';
 import type { LoadSpec, RequestTemplate, ServerKind, WorkloadId } from './types.js';
-import { FRESH_PROCESS, headersFor, RUN_ORDER, WORKLOADS, requests } from './workloads.js';
+import { FRESH_PROCESS, headersFor, RUN_ORDER, V1_REQUESTS, WORKLOADS, requests } from './workloads.js';
 import { authCostNote, measureAuthCost, metricsCostNote } from './auth-cost.js';
-import { measurePairedRatios, PAIRED_WORKLOADS, pairedNote } from './paired.js';
+import { measurePairedRatios, PAIRED_WORKLOADS, pairedNote, type PairedWorkload } from './paired.js';
 
 export type Outcome = 'measured' | 'skipped' | 'failed' | 'not-yet-measured';
 
@@ -75,7 +75,7 @@ export interface Row {
   vsPeer?: number;
   /** Ours over the peer: server CPU per unit. */
   cpuVsPeer?: number;
-  /** The memory rows of W1, W2, W4: the same ratio measured in interleaved rounds (bench/lib/paired.ts). */
+  /** The memory rows of W1, W2, W4 and their v1.0 twins: the same ratio measured in interleaved rounds (bench/lib/paired.ts). */
   pairedCpuVsPeer?: number;
   /** The `auth` W1 row: CPU µs per task bearer auth adds (bench/lib/auth-cost.ts, interleaved rounds). */
   authCostMicros?: number;
@@ -154,7 +154,7 @@ const round = (n: number, digits = 1): number => Math.round(n * 10 ** digits) / 
 export const pushBatch = (opts: BenchOptions): number => Math.max(100, Math.round(opts.tasks / 10));
 
 /** Workloads that create one task per successful request (they fill the store W8 lists). */
-const CREATES_TASKS: ReadonlySet<WorkloadId> = new Set(['W1', 'W2', 'W4', 'W5', 'W7', 'W9']);
+const CREATES_TASKS: ReadonlySet<WorkloadId> = new Set(['W1', 'W2', 'W4', 'W1v1', 'W2v1', 'W4v1', 'W5', 'W7', 'W9']);
 /** The soak's clients (issue 19's figure), whatever --connections says. */
 const SOAK_CONNECTIONS = 32;
 
@@ -239,6 +239,20 @@ async function runWorkload(id: WorkloadId, run: ServerRun, opts: BenchOptions, l
       return rowOf(id, server.kind, await measure(spec(requests.rpcStream())));
     case 'W6':
       return rowOf(id, server.kind, await measure(spec(requests.card())));
+    case 'W1v1':
+    case 'W2v1':
+    case 'W4v1': {
+      const request = V1_REQUESTS[id]();
+      // Timed only where the server answers v1.0: until ours does, its rows say so (with the
+      // answer it gave) instead of timing a window of errors. The peer must answer.
+      const refused = await answerError(server.url, request, w.check, headersFor(server.kind).headers);
+      if (refused !== undefined) {
+        if (!OURS_KINDS.has(server.kind)) throw new Error(`one v1.0 request: ${refused}`);
+        return unmeasured(id, server.kind, 'not-yet-measured', `not yet measured: this build does not answer v1.0 (${refused})`);
+      }
+      run.tasksCreated++;
+      return rowOf(id, server.kind, await measure(spec(request)));
+    }
     case 'W7': {
       // Timed only where the server delivers at all: push delivery is still being built, and
       // until it lands this row says so instead of printing a zero.
@@ -351,7 +365,7 @@ export function compare(rows: Row[]): Row[] {
     const out: Row = { ...row };
     const ceiling = measuredRow(rows, WORKLOADS[row.workload].ceiling, 'raw');
     if (ceiling?.rps && row.rps !== undefined) out.ofCeiling = round(row.rps / ceiling.rps, 3);
-    const peer = OURS_KINDS.has(row.server) ? measuredRow(rows, row.workload, 'peer') : undefined;
+    const peer = OURS_KINDS.has(row.server) ? measuredRow(rows, row.workload, WORKLOADS[row.workload].peer ?? 'peer') : undefined;
     if (peer) {
       if (row.workload === 'W5' || row.workload === 'W9') {
         const ours = row.memory?.rssGrowthMbPer1k;
@@ -533,24 +547,23 @@ export async function runSuite(opts: BenchOptions, log: (line: string) => void =
         notes.push(err instanceof Error ? err.message : String(err));
       }
     }
-    // The CPU ratios again, in interleaved rounds: the table's two rows were minutes apart.
-    const paired = PAIRED_WORKLOADS.filter((id) => opts.workloads.includes(id));
-    if (
-      build !== undefined &&
-      opts.profile === undefined &&
-      opts.servers.includes('memory') &&
-      opts.servers.includes('peer') &&
-      paired.length > 0
-    ) {
-      try {
-        for (const p of await measurePairedRatios(build, opts, opts.quick ? 2 : 5, join(temp, 'paired.db'), paired)) {
-          log(`interleaved ${p.workload}: ours ${p.first.join(', ')} vs peer ${p.second.join(', ')} µs CPU = ${p.ratio}x`);
-          const row = rows.find((r) => r.workload === p.workload && r.server === 'memory' && r.outcome === 'measured');
-          if (row) row.pairedCpuVsPeer = p.ratio;
-          notes.push(pairedNote(p));
+    // The CPU ratios again, in interleaved rounds: the table's two rows were minutes apart. Each
+    // peer's workloads in one go, where the table measured both ours and that peer.
+    if (build !== undefined && opts.profile === undefined) {
+      const peerOf = (id: PairedWorkload): ServerKind => WORKLOADS[id].peer ?? 'peer';
+      const paired = PAIRED_WORKLOADS.filter((id) => measuredRow(rows, id, 'memory') && measuredRow(rows, id, peerOf(id)));
+      for (const peer of new Set(paired.map(peerOf))) {
+        try {
+          const workloads = paired.filter((id) => peerOf(id) === peer);
+          for (const p of await measurePairedRatios(build, opts, opts.quick ? 2 : 5, join(temp, 'paired.db'), workloads, peer)) {
+            log(`interleaved ${p.workload}: ours ${p.first.join(', ')} vs ${peer} ${p.second.join(', ')} µs CPU = ${p.ratio}x`);
+            const row = rows.find((r) => r.workload === p.workload && r.server === 'memory' && r.outcome === 'measured');
+            if (row) row.pairedCpuVsPeer = p.ratio;
+            notes.push(pairedNote(p));
+          }
+        } catch (err) {
+          notes.push(err instanceof Error ? err.message : String(err));
         }
-      } catch (err) {
-        notes.push(err instanceof Error ? err.message : String(err));
       }
     }
     // After every server has stopped, from the same build: nothing else runs beside it.

@@ -7,18 +7,21 @@
 /**
  * The servers one run compares. `raw` is a bare uWS server: the ceiling of the machine.
  * `cluster` is ours as a service of two replicas (two processes) on PostgreSQL and Redis.
+ * `node`: ours on the node:http front end (memory store), what serves where no native uWS build loads.
+ * `peer` is the official SDK 0.3.14 (the v0.3 workloads' peer), `peer-v1` the official SDK 1.3.0
+ * in its native v1.0 mode (the v1.0 workloads' peer).
  */
-/** `node`: ours on the node:http front end (memory store), what serves where no native uWS build loads. */
-export type ServerKind = 'raw' | 'memory' | 'node' | 'auth' | 'metrics' | 'sqlite' | 'cluster' | 'peer';
-export const SERVER_KINDS: readonly ServerKind[] = ['raw', 'memory', 'node', 'auth', 'metrics', 'sqlite', 'cluster', 'peer'];
+export type ServerKind = 'raw' | 'memory' | 'node' | 'auth' | 'metrics' | 'sqlite' | 'cluster' | 'peer' | 'peer-v1';
+export const SERVER_KINDS: readonly ServerKind[] = ['raw', 'memory', 'node', 'auth', 'metrics', 'sqlite', 'cluster', 'peer', 'peer-v1'];
 
 /**
  * W1..W8 from issue 5, W9 and SOAK from issue 19 (memory); C1/C6 are the raw server's ceilings
- * for POST and GET.
+ * for POST and GET. W1v1, W2v1 and W4v1 are W1, W2 and W4 in A2A v1.0 (`SendMessage`,
+ * `POST /message:send`, `SendStreamingMessage`), against the v1.0 peer.
  */
-export type WorkloadId = 'C1' | 'C6' | 'W1' | 'W2' | 'W3' | 'W4' | 'W5' | 'W6' | 'W7' | 'W8' | 'W9' | 'SOAK';
+export type WorkloadId = 'C1' | 'C6' | 'W1' | 'W2' | 'W3' | 'W4' | 'W1v1' | 'W2v1' | 'W4v1' | 'W5' | 'W6' | 'W7' | 'W8' | 'W9' | 'SOAK';
 /** What `--workloads` accepts. */
-export const WORKLOAD_IDS: readonly WorkloadId[] = ['W1', 'W2', 'W3', 'W4', 'W5', 'W6', 'W7', 'W8', 'W9', 'SOAK'];
+export const WORKLOAD_IDS: readonly WorkloadId[] = ['W1', 'W2', 'W3', 'W4', 'W1v1', 'W2v1', 'W4v1', 'W5', 'W6', 'W7', 'W8', 'W9', 'SOAK'];
 /** What runs when `--workloads` is not given: the soak takes minutes, so it is asked for by name. */
 export const DEFAULT_WORKLOAD_IDS: readonly WorkloadId[] = WORKLOAD_IDS.filter((id) => id !== 'SOAK');
 
@@ -41,7 +44,16 @@ export type Check =
   /** An agent card. */
   | 'card'
   /** An SSE stream whose last event is a final status-update in `completed`. */
-  | 'sse-completed';
+  | 'sse-completed'
+  /** v1.0 JSON-RPC: a result `{task}` in `TASK_STATE_COMPLETED` with the echo artifact. */
+  | 'v1-rpc-completed'
+  /** v1.0 HTTP+JSON: a body `{task}` in `TASK_STATE_COMPLETED` with the echo artifact. */
+  | 'v1-rest-completed'
+  /**
+   * v1.0 JSON-RPC stream: events `{task|statusUpdate|artifactUpdate}` carrying the echo artifact,
+   * the last state `TASK_STATE_COMPLETED` when the server closes the stream (v1.0 has no `final`).
+   */
+  | 'v1-sse-completed';
 
 export interface RequestTemplate {
   method: 'GET' | 'POST';
@@ -51,6 +63,8 @@ export interface RequestTemplate {
    * (idempotency would otherwise answer a repeated messageId with the first task).
    */
   body?: string;
+  /** Sent with every request of the workload (v1.0: `A2A-Version`, REST's content type). */
+  headers?: Readonly<Record<string, string>>;
 }
 
 export const MESSAGE_ID = '__MESSAGE_ID__';

@@ -15,6 +15,8 @@ export interface Workload {
   ceiling: 'C1' | 'C6' | undefined;
   /** Servers that run it; the others get `skipped[kind]` printed instead. */
   servers: readonly ServerKind[];
+  /** The server ours is compared with on it: the SDK of the protocol version it speaks (default `peer`). */
+  peer?: ServerKind;
   skipped: Partial<Record<ServerKind, string>>;
   /** A note printed under the table. */
   note?: string;
@@ -25,6 +27,15 @@ const TEXT = 'hello from the bench';
 const rpc = (method: string, params: unknown): string => JSON.stringify({ jsonrpc: '2.0', id: 1, method, params });
 
 const userMessage = { kind: 'message', role: 'user', messageId: MESSAGE_ID, parts: [{ kind: 'text', text: TEXT }] };
+
+/** v1.0 proto-JSON: the role as its enum name, a part's content by its field, no `kind` anywhere. */
+const userMessageV1 = { messageId: MESSAGE_ID, role: 'ROLE_USER', parts: [{ text: TEXT }] };
+/**
+ * A v1.0 request names its version: the spec's "Versioning" reads a request without `A2A-Version`
+ * as v0.3. REST sends the v1.0 media type, which both servers accept beside application/json.
+ */
+const V1_RPC_HEADERS = { 'a2a-version': '1.0' };
+const V1_REST_HEADERS = { 'a2a-version': '1.0', 'content-type': 'application/a2a+json' };
 
 export const requests = {
   rpcSend: (): RequestTemplate => ({ method: 'POST', path: '/', body: rpc('message/send', { message: userMessage }) }),
@@ -53,7 +64,30 @@ export const requests = {
   }),
   rpcList: (pageSize: number): RequestTemplate => ({ method: 'POST', path: '/', body: rpc('tasks/list', { pageSize }) }),
   card: (): RequestTemplate => ({ method: 'GET', path: '/.well-known/agent-card.json' }),
+  /** W1v1: blocking is v1.0's default (`returnImmediately` false), as in W1. */
+  rpcSendV1: (): RequestTemplate => ({
+    method: 'POST',
+    path: '/',
+    body: rpc('SendMessage', { message: userMessageV1 }),
+    headers: V1_RPC_HEADERS,
+  }),
+  /** W2v1: the v1.0 binding's path is at the root, no `/v1` prefix. */
+  restSendV1: (): RequestTemplate => ({
+    method: 'POST',
+    path: '/message:send',
+    body: JSON.stringify({ message: userMessageV1 }),
+    headers: V1_REST_HEADERS,
+  }),
+  rpcStreamV1: (): RequestTemplate => ({
+    method: 'POST',
+    path: '/',
+    body: rpc('SendStreamingMessage', { message: userMessageV1 }),
+    headers: V1_RPC_HEADERS,
+  }),
 };
+
+/** The request each v1.0 workload sends. */
+export const V1_REQUESTS = { W1v1: requests.rpcSendV1, W2v1: requests.restSendV1, W4v1: requests.rpcStreamV1 } as const;
 
 const OURS: readonly ServerKind[] = ['memory', 'sqlite', 'cluster'];
 /** The bearer token the `auth` server kind accepts (bench/servers/ours.ts). */
@@ -64,6 +98,12 @@ export const headersFor = (kind: ServerKind): Pick<LoadSpec, 'headers'> =>
   kind === 'auth' ? { headers: { authorization: `Bearer ${BENCH_BEARER_TOKEN}` } } : {};
 /** The request-path workloads: also on the node:http front end. */
 const BOTH: readonly ServerKind[] = ['memory', 'node', 'sqlite', 'cluster', 'peer'];
+/**
+ * The v1.0 workloads: ours on the memory store, the server their CPU target is set for, and the
+ * v1.0 peer. The 0.3.14 peer speaks v0.3 only.
+ */
+const V1_SERVERS: readonly ServerKind[] = ['memory', 'peer-v1'];
+const V1_SKIPPED: Partial<Record<ServerKind, string>> = { peer: 'v0.3 only; the v1.0 rows compare with peer sdk v1' };
 
 export const WORKLOADS: Record<WorkloadId, Workload> = {
   C1: { id: 'C1', title: 'ceiling: POST, fixed JSON', unit: 'req', check: 'raw', ceiling: undefined, servers: ['raw'], skipped: {} },
@@ -100,6 +140,40 @@ export const WORKLOADS: Record<WorkloadId, Workload> = {
     servers: BOTH,
     skipped: {},
     note: 'W4 counts completed streams; p50/p99 are until the final event, "first event" is the time to the first one.',
+  },
+  W1v1: {
+    id: 'W1v1',
+    title: 'v1.0 JSON-RPC SendMessage',
+    unit: 'task',
+    check: 'v1-rpc-completed',
+    ceiling: 'C1',
+    servers: V1_SERVERS,
+    peer: 'peer-v1',
+    skipped: V1_SKIPPED,
+    note:
+      'W1v1, W2v1 and W4v1 are W1, W2 and W4 in A2A v1.0 (`A2A-Version: 1.0`, proto-JSON bodies, `TASK_STATE_COMPLETED`); ' +
+      'their "x peer" columns compare with peer sdk v1, @a2a-js/sdk 1.3.0 in its native v1.0 mode.',
+  },
+  W2v1: {
+    id: 'W2v1',
+    title: 'v1.0 REST POST /message:send',
+    unit: 'task',
+    check: 'v1-rest-completed',
+    ceiling: 'C1',
+    servers: V1_SERVERS,
+    peer: 'peer-v1',
+    skipped: V1_SKIPPED,
+  },
+  W4v1: {
+    id: 'W4v1',
+    title: 'v1.0 JSON-RPC SendStreamingMessage',
+    unit: 'stream',
+    check: 'v1-sse-completed',
+    ceiling: 'C1',
+    servers: V1_SERVERS,
+    peer: 'peer-v1',
+    skipped: V1_SKIPPED,
+    note: 'W4v1 counts streams the server closed after TASK_STATE_COMPLETED and the echo artifact (v1.0 marks no event final).',
   },
   W5: {
     id: 'W5',
@@ -165,7 +239,23 @@ export const WORKLOADS: Record<WorkloadId, Workload> = {
 };
 
 /** The order workloads run in on one server process: W5 fills the store W8 lists. */
-export const RUN_ORDER: readonly WorkloadId[] = ['C1', 'C6', 'W6', 'W1', 'W2', 'W3', 'W4', 'W7', 'W5', 'W8', 'W9', 'SOAK'];
+export const RUN_ORDER: readonly WorkloadId[] = [
+  'C1',
+  'C6',
+  'W6',
+  'W1',
+  'W2',
+  'W3',
+  'W4',
+  'W1v1',
+  'W2v1',
+  'W4v1',
+  'W7',
+  'W5',
+  'W8',
+  'W9',
+  'SOAK',
+];
 
 /** Workloads that read the memory of a freshly started server process (its RSS growth or curve). */
 export const FRESH_PROCESS: ReadonlySet<WorkloadId> = new Set(['W5', 'W9', 'SOAK']);

@@ -23,7 +23,7 @@ import {
   type LoadSpec,
   type Percentiles,
 } from '../lib/types.js';
-import { checkResponse, checkStreamEvent } from './checks.js';
+import { checkResponse, isStreaming, notAStream, streamCheck } from './checks.js';
 import { pickOperation, runOperation } from './soak.js';
 import { SseReader } from './sse.js';
 
@@ -82,7 +82,7 @@ export async function runLoad(spec: LoadSpec, notify: (message: GeneratorMessage
   const samples = new Set<string>();
   const latency = createHistogram();
   const firstEvent = createHistogram();
-  const streaming = spec.check === 'sse-completed';
+  const streaming = isStreaming(spec.check);
 
   let deliveriesTotal = 0;
   let lastDeliveryAt = 0;
@@ -97,7 +97,7 @@ export async function runLoad(spec: LoadSpec, notify: (message: GeneratorMessage
     : undefined;
   const template = receiver ? spec.request.body?.split(PUSH_URL).join(receiver.url) : spec.request.body;
   const nextBody = bodyMaker(template);
-  const headers: Record<string, string> = { 'content-type': 'application/json', ...spec.headers };
+  const headers: Record<string, string> = { 'content-type': 'application/json', ...spec.request.headers, ...spec.headers };
   if (streaming) headers.accept = 'text/event-stream';
 
   // One pool per origin (replica); worker i keeps to pools[i % n], so each pool needs only its
@@ -132,17 +132,19 @@ export async function runLoad(spec: LoadSpec, notify: (message: GeneratorMessage
       return error === undefined ? {} : { error };
     }
     if (res.statusCode !== 200) return { error: `HTTP ${res.statusCode}: ${(await res.body.text()).slice(0, 120)}` };
+    if (!String(res.headers['content-type']).startsWith('text/event-stream'))
+      return { error: notAStream(spec.check, await res.body.text()) };
     const reader = new SseReader();
+    const verdict = streamCheck(spec.check);
     let firstEventNs: bigint | undefined;
-    let verdict: { final: boolean; error?: string } = { final: false };
     res.body.setEncoding('utf8');
     for await (const chunk of res.body as AsyncIterable<string>) {
       for (const data of reader.push(chunk)) {
         firstEventNs ??= process.hrtime.bigint() - started;
-        if (!verdict.final) verdict = checkStreamEvent(data);
+        verdict.event(data);
       }
     }
-    const error = verdict.error ?? (verdict.final ? undefined : 'stream ended before a final event');
+    const error = verdict.end();
     return { ...(error === undefined ? {} : { error }), ...(firstEventNs === undefined ? {} : { firstEventNs }) };
   };
 

@@ -198,7 +198,7 @@ export function createExchange(opts: ExchangeOptions, fallbackHost: string) {
         else res.endWithoutBody();
         return;
       }
-      res.writeHeader('Content-Type', 'application/json');
+      res.writeHeader('Content-Type', reply.contentType ?? 'application/json');
       if (head) endHead(res, Buffer.byteLength(reply.body), close);
       else res.end(reply.body, close);
     });

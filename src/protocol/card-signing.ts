@@ -6,7 +6,7 @@
  * (`verifyAgentCard`).
  */
 import { FlattenedSign, type JWSHeaderParameters } from 'jose';
-import type { AgentCard } from '../a2a/card-schema.js';
+import type { AgentCardSignature } from '../a2a/card-schema.js';
 import { canonicalJson } from '../a2a/canonical-json.js';
 import { signingKeyOf, type CardSigningAlgorithm, type SigningKeyInput } from './signing-key.js';
 
@@ -29,7 +29,7 @@ export interface CardSigner {
   readonly alg: CardSigningAlgorithm;
   readonly kid: string | undefined;
   /** The card with `signatures` holding this server's signature (any it had are replaced). */
-  sign(card: AgentCard): Promise<AgentCard>;
+  sign<T extends { signatures?: unknown }>(card: T): Promise<Omit<T, 'signatures'> & { signatures: AgentCardSignature[] }>;
 }
 
 /** Signatures kept by canonical card: the cards of a few base URLs and the extended cards of a few callers. */
@@ -74,7 +74,7 @@ export function createCardSigner(options: CardSigningOptions): CardSigner {
   return {
     alg,
     kid,
-    async sign(card) {
+    async sign<T extends { signatures?: unknown }>(card: T) {
       const unsigned = unsignedCard(card);
       return { ...unsigned, signatures: [await signatureOf(canonicalJson(unsigned))] };
     },

@@ -14,10 +14,11 @@ import { isObject } from './params.js';
 import { toJsonText } from './json-text.js';
 import { toA2AError, type Reply } from './reply.js';
 import type { TaskFeed } from '../runtime/task-feed.js';
+import type { StreamEvent } from '../a2a/schemas.js';
 
-type RpcId = string | number | null;
+export type RpcId = string | number | null;
 
-interface RpcContext {
+export interface RpcContext {
   request: IncomingRequest;
   /** The authenticated caller (auth on), else undefined. */
   caller: Caller | undefined;
@@ -29,8 +30,53 @@ interface RpcContext {
 }
 
 /** A method: the operation it is (for authorization) and what it does. */
-type UnaryMethod = readonly [Operation, (params: unknown, ctx: RpcContext) => Promise<unknown>];
-type StreamMethod = readonly [Operation, (params: unknown, ctx: RpcContext) => Promise<TaskFeed>];
+export type UnaryMethod = readonly [Operation, (params: unknown, ctx: RpcContext) => Promise<unknown>];
+export type StreamMethod = readonly [Operation, (params: unknown, ctx: RpcContext) => Promise<TaskFeed>];
+
+/**
+ * One protocol version's JSON-RPC: its methods over the one `Operations`, how its errors and
+ * stream events are written. The envelope, validation order and admission are the same for all.
+ */
+export interface RpcBinding {
+  methods(ops: Operations): { unary: ReadonlyMap<string, UnaryMethod>; streaming: ReadonlyMap<string, StreamMethod> };
+  /** The `error` member for an A2A error. */
+  errorBody(err: A2AError): unknown;
+  /** One stream event's `result` JSON; `json`: the event's own JSON text when the event log already made it. */
+  eventJson(event: StreamEvent, json: string | undefined): string;
+}
+
+/** Method name -> [operation, implementation] for methods named as the operation they are. */
+export const methodTable = <F>(entries: readonly (readonly [Operation, F])[]): Map<string, readonly [Operation, F]> =>
+  new Map(entries.map(([operation, fn]) => [operation, [operation, fn] as const]));
+
+/** A2A v0.3 (wire reference §2): slash-separated method names, results as bare A2A objects. */
+export const V03_RPC: RpcBinding = {
+  methods(ops) {
+    // Maps, not object literals: a method named `constructor` or `__proto__` must find nothing.
+    // Each method is named as the operation it is (what `authorize` is asked about).
+    const unary = methodTable<UnaryMethod[1]>([
+      ['message/send', (p, ctx) => ops.sendMessage(p, ctx.caller, ctx.extensions)],
+      ['tasks/get', (p, ctx) => ops.getTask(p, ctx.caller)],
+      ['tasks/list', (p, ctx) => ops.listTasks(p, ctx.caller)],
+      ['tasks/cancel', (p, ctx) => ops.cancelTask(p, ctx.caller)],
+      ['tasks/pushNotificationConfig/set', (p, ctx) => ops.setPushConfig(p, ctx.caller)],
+      ['tasks/pushNotificationConfig/get', (p, ctx) => ops.getPushConfig(p, ctx.caller)],
+      ['tasks/pushNotificationConfig/list', (p, ctx) => ops.listPushConfigs(p, ctx.caller)],
+      ['tasks/pushNotificationConfig/delete', (p, ctx) => ops.deletePushConfig(p, ctx.caller)],
+      ['agent/getAuthenticatedExtendedCard', (_p, ctx) => ops.extendedCard(ctx.request, ctx.location.baseUrl)],
+    ]);
+    const streamMessage: StreamMethod[1] = (p, ctx) => ops.streamMessage(p, ctx.caller, ctx.extensions);
+    const streaming = methodTable<StreamMethod[1]>([
+      ['message/stream', streamMessage],
+      ['tasks/resubscribe', (p, ctx) => ops.resubscribe(p, ctx.lastEventId, ctx.caller)],
+    ]);
+    // The service spec's name for message/stream (wire reference §6 #5): both are served.
+    streaming.set('message/sendStream', ['message/stream', streamMessage]);
+    return { unary, streaming };
+  },
+  errorBody,
+  eventJson: (event, json) => json ?? toJsonText(event),
+};
 
 const isRpcId = (v: unknown): v is RpcId => v === null || typeof v === 'string' || (typeof v === 'number' && Number.isInteger(v));
 
@@ -40,50 +86,27 @@ const envelope = (id: RpcId, body: { result: unknown } | { error: unknown }): st
     ? `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${toJsonText(body.result)}}`
     : `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"error":${JSON.stringify(body.error)}}`;
 
-function rpcError(id: RpcId, err: A2AError): Reply {
+function rpcError(id: RpcId, err: A2AError, binding: RpcBinding = V03_RPC): Reply {
   return {
     kind: 'json',
     status: rpcStatus(err),
-    body: envelope(id, { error: errorBody(err) }),
+    body: envelope(id, { error: binding.errorBody(err) }),
     headers: { ...err.headers },
     refused: err.entry,
   };
 }
 
 /** A JSON-RPC error reply for an error found before dispatch (content type, parse, version, framing, size). */
-export const jsonRpcErrorReply = (id: RpcId, err: A2AError): Reply => rpcError(id, err);
-
-/** An error reply, as the promise every request is answered with. */
-const refuse = (id: RpcId, err: A2AError): Promise<Reply> => Promise.resolve(rpcError(id, err));
+export const jsonRpcErrorReply = (id: RpcId, err: A2AError, binding?: RpcBinding): Reply => rpcError(id, err, binding);
 
 /** A JSON-RPC notification was carried out: nothing to say (JSON-RPC 2.0 §4.1). */
 const NO_CONTENT: Reply = { kind: 'empty', status: 204 };
 
-/** Method name -> [operation, implementation], the name being the operation's. */
-const methodTable = <F>(entries: readonly (readonly [Operation, F])[]): Map<string, readonly [Operation, F]> =>
-  new Map(entries.map(([operation, fn]) => [operation, [operation, fn] as const]));
-
-export function createJsonRpcHandler(ops: Operations, logger: Logger, gate?: AuthGate) {
-  // Maps, not object literals: a method named `constructor` or `__proto__` must find nothing.
-  // Each method is named as the operation it is (what `authorize` is asked about).
-  const unary = methodTable<UnaryMethod[1]>([
-    ['message/send', (p, ctx) => ops.sendMessage(p, ctx.caller, ctx.extensions)],
-    ['tasks/get', (p, ctx) => ops.getTask(p, ctx.caller)],
-    ['tasks/list', (p, ctx) => ops.listTasks(p, ctx.caller)],
-    ['tasks/cancel', (p, ctx) => ops.cancelTask(p, ctx.caller)],
-    ['tasks/pushNotificationConfig/set', (p, ctx) => ops.setPushConfig(p, ctx.caller)],
-    ['tasks/pushNotificationConfig/get', (p, ctx) => ops.getPushConfig(p, ctx.caller)],
-    ['tasks/pushNotificationConfig/list', (p, ctx) => ops.listPushConfigs(p, ctx.caller)],
-    ['tasks/pushNotificationConfig/delete', (p, ctx) => ops.deletePushConfig(p, ctx.caller)],
-    ['agent/getAuthenticatedExtendedCard', (_p, ctx) => ops.extendedCard(ctx.request, ctx.location.baseUrl)],
-  ]);
-  const streamMessage: StreamMethod[1] = (p, ctx) => ops.streamMessage(p, ctx.caller, ctx.extensions);
-  const streaming = methodTable<StreamMethod[1]>([
-    ['message/stream', streamMessage],
-    ['tasks/resubscribe', (p, ctx) => ops.resubscribe(p, ctx.lastEventId, ctx.caller)],
-  ]);
-  // The service spec's name for message/stream (wire reference §6 #5): both are served.
-  streaming.set('message/sendStream', ['message/stream', streamMessage]);
+export function createJsonRpcHandler(ops: Operations, logger: Logger, gate?: AuthGate, binding: RpcBinding = V03_RPC) {
+  const { unary, streaming } = binding.methods(ops);
+  const rpcError = (id: RpcId, err: A2AError): Reply => jsonRpcErrorReply(id, err, binding);
+  /** An error reply, as the promise every request is answered with. */
+  const refuse = (id: RpcId, err: A2AError): Promise<Reply> => Promise.resolve(rpcError(id, err));
 
   /** 403 when the agent refuses the caller this operation (a plain JSON answer, even for streams). */
   const authorize = (operation: Operation, ctx: RpcContext): Promise<void> | undefined =>
@@ -145,11 +168,11 @@ export function createJsonRpcHandler(ops: Operations, logger: Logger, gate?: Aut
       // Capability refusals are plain JSON (clients read a JSON body for them); every
       // other error of a streaming method is one SSE error event (wire reference §2.3).
       if (a2a.entry === ERRORS.streamingNotSupported) return rpcError(id, a2a);
-      return { kind: 'stream-error', data: envelope(id, { error: errorBody(a2a) }), refused: a2a.entry };
+      return { kind: 'stream-error', data: envelope(id, { error: binding.errorBody(a2a) }), refused: a2a.entry };
     }
     // The envelope's head once per stream; an event the log already serialized is spliced in.
     const head = `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`;
-    return { kind: 'stream', feed, frame: (event, json) => `${head}${json ?? toJsonText(event)}}` };
+    return { kind: 'stream', feed, frame: (event, json) => `${head}${binding.eventJson(event, json)}}` };
   }
 
   /**
@@ -170,6 +193,12 @@ export function createJsonRpcHandler(ops: Operations, logger: Logger, gate?: Aut
 
   return {
     idOf,
+
+    /** Whether a request body names one of this binding's methods. */
+    isMethod(body: unknown): boolean {
+      const method = isObject(body) ? body.method : undefined;
+      return typeof method === 'string' && (streaming.has(method) || unary.has(method));
+    },
 
     /** The method a request body names when it is one of ours; `unknown` otherwise (never client text). */
     operationOf(body: unknown): string {
@@ -198,3 +227,5 @@ export function createJsonRpcHandler(ops: Operations, logger: Logger, gate?: Aut
     },
   };
 }
+
+export type JsonRpcHandler = ReturnType<typeof createJsonRpcHandler>;

@@ -3,13 +3,15 @@
  * bodies are normalized to A2A JSON first), validates it, and calls the runtime. Capability
  * gates live here so REST and JSON-RPC refuse the same things with the same errors.
  */
-import type { AgentCard, IncomingRequest } from '../agent.js';
+import type { IncomingRequest } from '../agent.js';
 import type { Caller, Operation } from '../auth/types.js';
-import { PushConfigs } from '../push/configs.js';
+import { PushConfigs, type VersionedPushConfig } from '../push/configs.js';
+import type { ProtocolVersion } from '../a2a/versions.js';
 import type { TaskFeed } from '../runtime/task-feed.js';
 import { openResubscribe, openTurnFeed } from '../runtime/task-feed.js';
 import type { SendResult, TaskService } from '../runtime/task-service.js';
 import { buildCard, parseExtendedCard, type CardOptions } from './card.js';
+import { servedCard, type ServedCard } from './v1/card.js';
 import type { CardSigner } from './card-signing.js';
 import { createExtensionPolicy } from './extensions.js';
 import { silentLogger, type Logger } from '../log.js';
@@ -31,6 +33,7 @@ import {
   type Message,
   type MessageSendParams,
   type Part,
+  type PushNotificationConfig,
   type Task,
   type TaskPushNotificationConfig,
 } from '../a2a/schemas.js';
@@ -51,7 +54,7 @@ export interface OperationsDeps {
 
 /** A served card and its JSON text. */
 export interface CardEntry {
-  card: AgentCard;
+  card: ServedCard;
   json: string;
 }
 
@@ -73,23 +76,30 @@ export interface Operations {
    * The public card and its JSON for a base URL: at once when it is cached, else (when it has
    * to be signed first) a promise.
    */
-  card(baseUrl: string): CardEntry | Promise<CardEntry>;
-  extendedCard(request: IncomingRequest, baseUrl: string): Promise<AgentCard>;
+  card(baseUrl: string, version?: ProtocolVersion): CardEntry | Promise<CardEntry>;
+  /** `version`: the shape of `securitySchemes` (see v1/card.ts); default v0.3. */
+  extendedCard<V extends ProtocolVersion = '0.3'>(request: IncomingRequest, baseUrl: string, version?: V): Promise<ServedCard<V>>;
   /** The declared extensions a request activates (`X-A2A-Extensions`); a shared empty list when none. */
   activateExtensions(headers: Readonly<Record<string, string>>): readonly string[];
   /** Throws -32008 when the operation needs a required extension the request did not activate. */
   requireExtensions(operation: Operation, activated: readonly string[]): void;
   /** `extensions`: the ones the request activated, for the handler's `ctx.extensions`. */
-  sendMessage(raw: unknown, caller?: Caller, extensions?: readonly string[]): Promise<Task | Message | JsonText<Task>>;
-  streamMessage(raw: unknown, caller?: Caller, extensions?: readonly string[]): Promise<TaskFeed>;
+  /** `version`: the A2A version of the request, remembered by an inline push config (default 0.3). */
+  sendMessage(
+    raw: unknown,
+    caller?: Caller,
+    extensions?: readonly string[],
+    version?: ProtocolVersion,
+  ): Promise<Task | Message | JsonText<Task>>;
+  streamMessage(raw: unknown, caller?: Caller, extensions?: readonly string[], version?: ProtocolVersion): Promise<TaskFeed>;
   resubscribe(raw: unknown, lastEventId: string | undefined, caller?: Caller): Promise<TaskFeed>;
   getTask(raw: unknown, caller?: Caller): Promise<Task>;
   listTasks(raw: unknown, caller?: Caller): Promise<ListTasksResult>;
   cancelTask(raw: unknown, caller?: Caller): Promise<Task>;
   /** JSON-RPC shape: `{taskId, pushNotificationConfig}`. */
-  setPushConfig(raw: unknown, caller?: Caller): Promise<TaskPushNotificationConfig>;
+  setPushConfig(raw: unknown, caller?: Caller, version?: ProtocolVersion): Promise<TaskPushNotificationConfig>;
   /** REST shape: the task id from the path, the config as the body. */
-  createPushConfig(taskId: string, rawConfig: unknown, caller?: Caller): Promise<TaskPushNotificationConfig>;
+  createPushConfig(taskId: string, rawConfig: unknown, caller?: Caller, version?: ProtocolVersion): Promise<TaskPushNotificationConfig>;
   getPushConfig(raw: unknown, caller?: Caller): Promise<TaskPushNotificationConfig>;
   listPushConfigs(raw: unknown, caller?: Caller): Promise<TaskPushNotificationConfig[]>;
   deletePushConfig(raw: unknown, caller?: Caller): Promise<null>;
@@ -123,8 +133,12 @@ export function createOperations(deps: OperationsDeps): Operations {
       throw a2aError('jsonTooDeep', `${formatPath([field, ...at])} nests deeper than ${maxJsonDepth} levels (SERVICE_MAX_JSON_DEPTH)`);
     }
   };
-  const checkedSend = (params: MessageSendParams): MessageSendParams => {
+  const checkedSend = (params: MessageSendParams, version: ProtocolVersion | undefined): MessageSendParams => {
     assertShallow('metadata', params.metadata);
+    const inline = params.configuration?.pushNotificationConfig;
+    if (inline && version !== undefined && version !== '0.3') {
+      params.configuration = { ...params.configuration, pushNotificationConfig: versioned(inline, version) };
+    }
     assertShallow('message.metadata', params.message.metadata);
     const parts = params.message.parts;
     for (let i = 0; i < parts.length; i++) {
@@ -134,6 +148,9 @@ export function createOperations(deps: OperationsDeps): Operations {
     }
     return params;
   };
+  /** A config with the version it is registered in; v0.3's, the default, is left out. */
+  const versioned = (config: PushNotificationConfig, version: ProtocolVersion | undefined): VersionedPushConfig =>
+    version !== undefined && version !== '0.3' ? { ...config, protocolVersion: version } : config;
   /** Params of the read/cancel/push calls: their only free-form field is `metadata`. */
   const checked = <T extends { metadata?: Record<string, unknown> | undefined }>(params: T): T => {
     assertShallow('metadata', params.metadata);
@@ -170,31 +187,32 @@ export function createOperations(deps: OperationsDeps): Operations {
      * The public card and its JSON, cached per base URL (the URL is the only varying part). A
      * signed card is signed once per base URL: concurrent first requests share the signing.
      */
-    card(baseUrl: string): CardEntry | Promise<CardEntry> {
-      const hit = cardCache.get(baseUrl);
+    card(baseUrl: string, version: ProtocolVersion = '0.3'): CardEntry | Promise<CardEntry> {
+      const key = version === '0.3' ? baseUrl : `${version} ${baseUrl}`;
+      const hit = cardCache.get(key);
       if (hit) return hit;
-      const card = buildCard(deps.card, baseUrl);
+      const card = servedCard(buildCard(deps.card, baseUrl), version);
       if (!signer) {
         const entry = { card, json: JSON.stringify(card) };
-        remember(baseUrl, entry);
+        remember(key, entry);
         return entry;
       }
       const signing = signer.sign(card).then(
         (signed) => {
           const entry = { card: signed, json: JSON.stringify(signed) };
-          if (cardCache.get(baseUrl) === signing) cardCache.set(baseUrl, entry);
+          if (cardCache.get(key) === signing) cardCache.set(key, entry);
           return entry;
         },
         (err: unknown) => {
-          if (cardCache.get(baseUrl) === signing) cardCache.delete(baseUrl);
+          if (cardCache.get(key) === signing) cardCache.delete(key);
           throw err;
         },
       );
-      remember(baseUrl, signing);
+      remember(key, signing);
       return signing;
     },
 
-    async extendedCard(request: IncomingRequest, baseUrl: string): Promise<AgentCard> {
+    async extendedCard<V extends ProtocolVersion = '0.3'>(request: IncomingRequest, baseUrl: string, version?: V): Promise<ServedCard<V>> {
       const provider = deps.card.agent.extendedCard;
       if (!provider) throw a2aError('extendedCardNotConfigured');
       const publicCard = structuredClone(buildCard(deps.card, baseUrl));
@@ -212,16 +230,22 @@ export function createOperations(deps: OperationsDeps): Operations {
         logger.error('card.extended_invalid', { problems: parsed.problems });
         throw a2aError('internal');
       }
-      return signer ? signer.sign(parsed.card) : parsed.card;
+      const served = servedCard(parsed.card, version ?? ('0.3' as V));
+      return signer ? signer.sign(served) : served;
     },
 
     activateExtensions: (headers) => extensions.activate(headers),
     requireExtensions: (operation, activated) => extensions.require(operation, activated),
 
     /** Not async: the service's promise, mapped (an async frame cost a promise and an await hop per send). */
-    sendMessage(raw: unknown, caller?: Caller, activated?: readonly string[]): Promise<Task | Message | JsonText<Task>> {
+    sendMessage(
+      raw: unknown,
+      caller?: Caller,
+      activated?: readonly string[],
+      version?: ProtocolVersion,
+    ): Promise<Task | Message | JsonText<Task>> {
       try {
-        return service.sendMessage(checkedSend(parseSendParams(tolerantSendParams(raw))), caller, activated).then(resultOf);
+        return service.sendMessage(checkedSend(parseSendParams(tolerantSendParams(raw)), version), caller, activated).then(resultOf);
       } catch (err) {
         // As from the async function this was: invalid params are a rejected promise, never a throw.
         return Promise.reject(err);
@@ -229,9 +253,9 @@ export function createOperations(deps: OperationsDeps): Operations {
     },
 
     /** message:stream. Validation and capability errors are thrown before any stream starts. */
-    async streamMessage(raw: unknown, caller?: Caller, activated?: readonly string[]): Promise<TaskFeed> {
+    async streamMessage(raw: unknown, caller?: Caller, activated?: readonly string[], version?: ProtocolVersion): Promise<TaskFeed> {
       requireStreaming();
-      return openTurnFeed(service, checkedSend(parseSendParams(tolerantSendParams(raw))), caller, activated);
+      return openTurnFeed(service, checkedSend(parseSendParams(tolerantSendParams(raw)), version), caller, activated);
     },
 
     async resubscribe(raw: unknown, lastEventId: string | undefined, caller?: Caller): Promise<TaskFeed> {
@@ -273,19 +297,24 @@ export function createOperations(deps: OperationsDeps): Operations {
     },
 
     /** JSON-RPC shape: `{taskId, pushNotificationConfig}`. */
-    async setPushConfig(raw: unknown, caller?: Caller): Promise<TaskPushNotificationConfig> {
+    async setPushConfig(raw: unknown, caller?: Caller, version?: ProtocolVersion): Promise<TaskPushNotificationConfig> {
       requirePush();
       const params = parseParams(TaskPushNotificationConfigSchema, tolerantPushConfig(raw, 'pushNotificationConfig'));
       await requireTask(params.taskId, caller);
-      return push.set(params.taskId, params.pushNotificationConfig);
+      return push.set(params.taskId, versioned(params.pushNotificationConfig, version));
     },
 
     /** REST shape: task id from the path, the config as the body. */
-    async createPushConfig(taskId: string, rawConfig: unknown, caller?: Caller): Promise<TaskPushNotificationConfig> {
+    async createPushConfig(
+      taskId: string,
+      rawConfig: unknown,
+      caller?: Caller,
+      version?: ProtocolVersion,
+    ): Promise<TaskPushNotificationConfig> {
       requirePush();
       const config = parseParams(PushNotificationConfigSchema, rawConfig);
       await requireTask(taskId, caller);
-      return push.set(taskId, config);
+      return push.set(taskId, versioned(config, version));
     },
 
     async getPushConfig(raw: unknown, caller?: Caller): Promise<TaskPushNotificationConfig> {

@@ -16,6 +16,8 @@ export type Reply = ReplyHeaders &
         kind: 'json';
         status: number;
         body: string;
+        /** Absent: `application/json`. A2A v1.0 answers in `application/a2a+json`. */
+        contentType?: string;
         /** The error the request was refused with (for the log and the request's span). */
         refused?: ErrorEntry;
       }

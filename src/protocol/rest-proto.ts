@@ -163,7 +163,7 @@ export const protoPushConfigList = (configs: TaskPushNotificationConfig[]): Prot
 export const protoTaskList = (r: ListTasksResult): ProtoListTasks => ({ ...r, tasks: r.tasks.map(protoTask) });
 
 /** Proto `SecurityScheme` is a oneof named by the scheme kind, not a `type` field. */
-function protoSecurityScheme(s: SecurityScheme): Record<string, unknown> {
+export function protoSecurityScheme(s: SecurityScheme): Record<string, unknown> {
   switch (s.type) {
     case 'apiKey': {
       const { type: _type, in: location, ...rest } = s;
@@ -189,7 +189,7 @@ function protoSecurityScheme(s: SecurityScheme): Record<string, unknown> {
 }
 
 /** Proto `Security` is `{schemes: {name: {list: scopes}}}`. */
-const protoSecurity = (reqs: SecurityRequirement[]) =>
+export const protoSecurity = (reqs: SecurityRequirement[]) =>
   reqs.map((req) => ({ schemes: Object.fromEntries(Object.entries(req).map(([name, scopes]) => [name, { list: scopes }])) }));
 
 export type ProtoAgentCard = Omit<AgentCard, 'securitySchemes' | 'security' | 'skills'> & {

@@ -34,7 +34,7 @@ export interface RestRequest {
 const NUMBER_KEYS = new Set(['pageSize', 'historyLength']);
 const BOOLEAN_KEYS = new Set(['includeArtifacts']);
 
-function queryParams(query: string): Record<string, unknown> {
+export function queryParams(query: string): Record<string, unknown> {
   // No prototype: a key named `__proto__` is just a (stripped) unknown parameter.
   const out: Record<string, unknown> = Object.create(null);
   for (const [rawKey, value] of new URLSearchParams(query)) {
@@ -47,7 +47,7 @@ function queryParams(query: string): Record<string, unknown> {
 }
 
 /** What a route's `{id}` and `{configId}` captured. */
-interface Captures {
+export interface Captures {
   id: string;
   configId: string;
 }
@@ -165,7 +165,7 @@ const ROUTES: RouteEntry[] = [
   },
 ];
 
-function match(pattern: string[], segments: string[]): Captures | undefined {
+export function match(pattern: string[], segments: string[]): Captures | undefined {
   if (pattern.length !== segments.length) return undefined;
   const found = { id: '', configId: '' };
   for (let i = 0; i < pattern.length; i++) {

@@ -10,14 +10,17 @@ import { isUtf8 } from 'node:buffer';
 import { a2aError, isA2AError, shown, type A2AError } from '../a2a/errors.js';
 import { bodyTooDeep, ENVELOPE_LEVELS } from './json-depth.js';
 import { withActivatedExtensions } from './extensions.js';
-import { createJsonRpcHandler, jsonRpcErrorReply } from './jsonrpc.js';
+import { createJsonRpcHandler, jsonRpcErrorReply, type JsonRpcHandler, type RpcId } from './jsonrpc.js';
 import type { CardEntry, Operations } from './operations.js';
 import { restError, toA2AError, type Reply } from './reply.js';
 import { createRestHandler, PUBLIC_REST_PATHS, resolveRestRoute, segmentsOf, type RestTarget } from './rest.js';
 import type { RequestFacts } from '../observe/scope.js';
 import { isObject } from './params.js';
 import type { RestDialectName } from './rest-dialect.js';
-import { versionError } from './version.js';
+import { requestedVersion } from './version.js';
+import { V1_RPC } from './v1/jsonrpc.js';
+import { restErrorV1 } from './v1/errors.js';
+import { createV1RestHandler, resolveV1RestRoute, type V1RestTarget } from './v1/rest.js';
 
 export interface ProtocolRequest {
   method: string;
@@ -104,7 +107,9 @@ function rpcTaskIdOf(body: unknown): string | undefined {
 
 export function createRouter(ops: Operations, logger: Logger, limits: RouterLimits = { maxJsonDepth: 64 }, gate?: AuthGate): Router {
   const rpc = createJsonRpcHandler(ops, logger, gate);
+  const v1Rpc = createJsonRpcHandler(ops, logger, gate, V1_RPC);
   const rest = createRestHandler(ops, logger, gate, limits.restDialect);
+  const v1Rest = createV1RestHandler(ops, logger, gate);
 
   /** With auth on: the caller of an A2A request, or the 401/503 it is answered with. */
   const authenticate = (gate: AuthGate, incoming: IncomingRequest): Caller | A2AError | Promise<Caller | A2AError> => {
@@ -136,9 +141,15 @@ export function createRouter(ops: Operations, logger: Logger, limits: RouterLimi
   const withExtensions = (reply: Promise<Reply>, extensions: readonly string[], headers: ProtocolRequest['headers']): Promise<Reply> =>
     extensions.length === 0 ? reply : reply.then((r) => withActivatedExtensions(r, extensions, headers));
 
-  const rpcCall = (req: ProtocolRequest, incoming: IncomingRequest, body: unknown, caller: Caller | undefined): Promise<Reply> => {
+  const rpcCall = (
+    handler: JsonRpcHandler,
+    req: ProtocolRequest,
+    incoming: IncomingRequest,
+    body: unknown,
+    caller: Caller | undefined,
+  ): Promise<Reply> => {
     const extensions = ops.activateExtensions(req.headers);
-    const reply = rpc.handle(body, { request: incoming, caller, location: req, lastEventId: req.headers['last-event-id'], extensions });
+    const reply = handler.handle(body, { request: incoming, caller, location: req, lastEventId: req.headers['last-event-id'], extensions });
     return withExtensions(reply, extensions, req.headers);
   };
 
@@ -169,64 +180,113 @@ export function createRouter(ops: Operations, logger: Logger, limits: RouterLimi
     return withExtensions(reply, extensions, req.headers);
   };
 
+  const v1RestCall = (
+    req: ProtocolRequest,
+    incoming: IncomingRequest,
+    parsed: ParsedBody,
+    target: V1RestTarget,
+    caller: Caller | undefined,
+  ): Reply | Promise<Reply> => {
+    if (!parsed.ok) return restErrorV1(parsed.error);
+    const extensions = ops.activateExtensions(req.headers);
+    const reply = v1Rest.handle(
+      {
+        method: req.method,
+        query: req.query,
+        body: parsed.value,
+        request: incoming,
+        caller,
+        location: req,
+        lastEventId: req.headers['last-event-id'],
+        extensions,
+      },
+      req.path,
+      target,
+    );
+    return withExtensions(reply, extensions, req.headers);
+  };
+
   /**
    * Answers one request, noting in `facts` what it turned out to be (transport, operation, task)
    * for whoever observes it: metrics, the request's span and its log lines. Not async: a request
    * that needs no waiting of its own hands back the handler's promise (one async frame and its
    * await fewer per request); what waits (a signed card, an asynchronous auth gate) chains on.
+   *
+   * The version: `A2A-Version` when the request sends one; without it, v1.0 method names and
+   * v1.0 REST paths are v1.0 (they cannot be v0.3, and clients such as the conformance kit send
+   * no header), everything else v0.3 exactly as before v1.0 was served.
    */
   function routeNow(req: ProtocolRequest, facts: RequestFacts): Reply | Promise<Reply> {
     const incoming: IncomingRequest = { method: req.method, path: req.path, headers: req.headers };
+    const asked = requestedVersion(req.headers['a2a-version']);
+    const badVersion = isA2AError(asked) ? asked : undefined;
     const isRpc = isJsonRpcRequest(req.method, req.path);
-    const isRest = !isRpc && req.path.startsWith('/v1/');
-    const segments = isRest ? segmentsOf(req.path.slice('/v1/'.length)) : undefined;
+    const isV03Rest = !isRpc && req.path.startsWith('/v1/') && (asked === undefined || asked === '0.3' || badVersion !== undefined);
+    let v1Target: V1RestTarget | undefined;
+    if (!isRpc && !isV03Rest && asked !== '0.3') {
+      const segments = segmentsOf(req.path.slice(1));
+      const target = segments ? resolveV1RestRoute(req.method, segments) : undefined;
+      // Without a header, only a path v1.0 serves is v1.0; with `1.x` every path is.
+      if (asked === '1.0' || (target && (target.route || target.wrongMethod))) v1Target = target ?? NO_V1_ROUTE;
+    }
+    const segments = isV03Rest ? segmentsOf(req.path.slice('/v1/'.length)) : undefined;
     let target: RestTarget | undefined;
     if (isRpc) facts.transport = 'jsonrpc';
-    else if (segments) {
+    else if (v1Target) {
+      facts.operation = v1Target.operation;
+      facts.taskId = v1Target.taskId;
+    } else if (segments) {
       target = resolveRestRoute(req.method, segments);
       facts.operation = target.operation;
       facts.taskId = target.taskId;
     }
     const hasBody = req.method === 'POST' || req.method === 'PUT';
-    const isA2ABody = hasBody && (isRpc || req.path.startsWith('/v1/'));
-    const badType = isA2ABody ? mediaTypeError(req) : undefined;
-    if (badType) return isRpc ? jsonRpcErrorReply(null, badType) : restError(badType);
+    const isA2ABody = hasBody && (isRpc || isV03Rest || v1Target !== undefined);
     const parsed: ParsedBody = hasBody ? parseBody(req.body, limits) : { ok: true, value: {} };
+    const isV1Rpc = isRpc && (asked === '1.0' || (asked === undefined && parsed.ok && v1Rpc.isMethod(parsed.value)));
+    const rpcHandler = isV1Rpc ? v1Rpc : rpc;
+    const rpcRefusal = (id: RpcId, err: A2AError) => jsonRpcErrorReply(id, err, isV1Rpc ? V1_RPC : undefined);
+    const badType = isA2ABody ? mediaTypeError(req) : undefined;
+    if (badType) return isRpc ? rpcRefusal(null, badType) : v1Target ? restErrorV1(badType) : restError(badType);
     if (isRpc && parsed.ok) {
-      facts.operation = rpc.operationOf(parsed.value);
+      facts.operation = rpcHandler.operationOf(parsed.value);
       facts.taskId = rpcTaskIdOf(parsed.value);
     }
 
     // The discovery card is how a client learns which version we speak, so it is served whatever
     // `A2A-Version` asks for (A2A 1.0 requires the well-known card to always answer, and the
     // official 1.x SDK sends `A2A-Version: 1.0` there even in its v0.3 compatibility mode).
-    // Every other endpoint keeps the spec's check. `GET {card.url}` (our `/`) answers the card
-    // too (wire reference §4.1).
+    // Only its `securitySchemes` differ by version (v1/card.ts). Every other endpoint keeps the
+    // spec's check. `GET {card.url}` (our `/`) answers the card too (wire reference §4.1).
     if (req.method === 'GET' && (CARD_PATHS.has(req.path) || req.path === '/')) {
       facts.transport = 'card';
       facts.operation = 'agent/card';
       // A cached card answers at once; one that has to be signed first, after the signing.
-      const card = ops.card(req.baseUrl);
+      const card = ops.card(req.baseUrl, asked === '1.0' ? '1.0' : '0.3');
       return card instanceof Promise ? card.then(cardReply) : cardReply(card);
     }
 
-    const badVersion = versionError(req.headers['a2a-version']);
     if (badVersion) {
-      return isRpc ? jsonRpcErrorReply(parsed.ok ? rpc.idOf(parsed.value) : null, badVersion) : restError(badVersion);
+      if (isRpc) return rpcRefusal(parsed.ok ? rpcHandler.idOf(parsed.value) : null, badVersion);
+      return v1Target ? restErrorV1(badVersion) : restError(badVersion);
     }
 
     if (isRpc) {
-      if (!parsed.ok) return jsonRpcErrorReply(null, parsed.error);
+      if (!parsed.ok) return rpcRefusal(null, parsed.error);
       const body = parsed.value;
-      if (!gate) return rpcCall(req, incoming, body, undefined);
+      if (!gate) return rpcCall(rpcHandler, req, incoming, body, undefined);
       return withCaller(
         gate,
         incoming,
-        (err) => jsonRpcErrorReply(rpc.idOf(body), err),
-        (caller) => rpcCall(req, incoming, body, caller),
+        (err) => rpcRefusal(rpcHandler.idOf(body), err),
+        (caller) => rpcCall(rpcHandler, req, incoming, body, caller),
       );
     }
-    if (isRest) {
+    if (v1Target) {
+      if (!gate) return v1RestCall(req, incoming, parsed, v1Target, undefined);
+      return withCaller(gate, incoming, restErrorV1, (caller) => v1RestCall(req, incoming, parsed, v1Target, caller));
+    }
+    if (isV03Rest) {
       if (!gate || PUBLIC_REST_PATHS.has(req.path)) return restCall(req, incoming, parsed, target, undefined);
       return withCaller(gate, incoming, restError, (caller) => restCall(req, incoming, parsed, target, caller));
     }
@@ -244,8 +304,12 @@ export function createRouter(ops: Operations, logger: Logger, limits: RouterLimi
   };
 }
 
-/** The card's reply. */
-const cardReply = (card: CardEntry): Reply => ({ kind: 'json', status: 200, body: card.json });
+/** The card's reply: it differs by `A2A-Version`, which caches must key on. */
+const cardReply = (card: CardEntry): Reply => ({ kind: 'json', status: 200, body: card.json, headers: VARY_VERSION });
+const VARY_VERSION: Readonly<Record<string, string>> = { Vary: 'A2A-Version' };
+
+/** A path v1.0 has no route for: answered v1.0's 404. */
+const NO_V1_ROUTE: V1RestTarget = { route: undefined, operation: 'unknown', taskId: undefined, wrongMethod: false };
 
 /** Answers one transport-neutral request; `facts` receives what it turned out to be. */
 export type Router = (req: ProtocolRequest, facts?: RequestFacts) => Promise<Reply>;

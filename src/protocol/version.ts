@@ -1,27 +1,22 @@
 /**
- * `A2A-Version` check (spec "Versioning"): missing = 0.3; before 1.0 major and minor must match
- * exactly, from 1.0 on only the major; a patch part is ignored. Anything else is -32009.
+ * `A2A-Version` (spec "Versioning"; docs/architecture.md "Protocol versions"): which protocol a
+ * request speaks. Missing = none asked (the method or path decides, else v0.3). Before 1.0 major
+ * and minor must match exactly, from 1.0 on only the major; a patch part is ignored. Anything
+ * else is -32009.
  */
 import { a2aError, shown, type A2AError } from '../a2a/errors.js';
+import type { ProtocolVersion } from '../a2a/versions.js';
 
+/** What v0.3 cards and clients call the version. */
 export const PROTOCOL_VERSION = '0.3.0';
-const SERVER = { major: 0, minor: 3 };
 
-export function isSupportedVersion(header: string | undefined): boolean {
-  if (header === undefined || header.trim() === '') return true;
+/** The version a header asks for; undefined when it asks for none; the -32009 error when we speak no such version. */
+export function requestedVersion(header: string | undefined): ProtocolVersion | undefined | A2AError {
+  if (header === undefined || header.trim() === '') return undefined;
   const m = /^\s*(\d+)\.(\d+)(?:\.\d+)?\s*$/.exec(header);
-  if (!m) return false;
-  const major = Number(m[1]);
-  const minor = Number(m[2]);
-  if (major !== SERVER.major) return false;
-  return SERVER.major >= 1 || minor === SERVER.minor;
-}
-
-/** The -32009 error for a request whose `A2A-Version` we do not speak, or undefined when it is fine. */
-export function versionError(header: string | undefined): A2AError | undefined {
-  if (isSupportedVersion(header)) return undefined;
-  return a2aError(
-    'versionNotSupported',
-    `this server speaks A2A ${SERVER.major}.${SERVER.minor}, the request asked for ${shown(String(header))}`,
-  );
+  const major = m ? Number(m[1]) : NaN;
+  const minor = m ? Number(m[2]) : NaN;
+  if (major === 1) return '1.0';
+  if (major === 0 && minor === 3) return '0.3';
+  return a2aError('versionNotSupported', `this server speaks A2A 0.3 and 1.0, the request asked for ${shown(header)}`);
 }

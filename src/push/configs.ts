@@ -6,6 +6,7 @@
 import { a2aError, shown } from '../a2a/errors.js';
 import type { PushNotificationConfig, TaskPushNotificationConfig } from '../a2a/schemas.js';
 import { newId } from '../a2a/ids.js';
+import type { ProtocolVersion } from '../a2a/versions.js';
 import type { TaskStore } from '../store/types.js';
 
 import type { StoredPushConfig } from '../store/types.js';
@@ -19,12 +20,17 @@ export const DEFAULT_CONFIG_ID = 'default';
  * A config as clients may read it back: `authentication.credentials` is write-only (it is a
  * secret the server sends to the webhook, and anyone who can read the task could read it).
  */
-export function readableConfig(config: StoredPushConfig): StoredPushConfig {
+export function readableConfig(stored: StoredPushConfig): PushNotificationConfig {
+  // The version is the server's note on the config, not a field of any wire shape.
+  const { protocolVersion: _version, ...config } = stored;
   const auth = config.authentication;
   if (auth?.credentials === undefined) return config;
   const { credentials: _secret, ...rest } = auth;
   return { ...config, authentication: rest };
 }
+
+/** A config to store, with the version it was registered in (v0.3's is the default, left out). */
+export type VersionedPushConfig = PushNotificationConfig & { protocolVersion?: ProtocolVersion };
 
 export class PushConfigs {
   private readonly listeners = new Set<(taskId: string) => void>();
@@ -51,7 +57,7 @@ export class PushConfigs {
    * task's cap is refused: every transition is delivered to every config, so without a cap one
    * client could make each follow-up fan out into thousands of requests.
    */
-  set(taskId: string, config: PushNotificationConfig): Promise<TaskPushNotificationConfig> {
+  set(taskId: string, config: VersionedPushConfig): Promise<TaskPushNotificationConfig> {
     const result = (this.setting.get(taskId) ?? Promise.resolve()).then(() => this.setNow(taskId, config));
     const settled = result.then(
       () => undefined,
@@ -64,7 +70,7 @@ export class PushConfigs {
     return result;
   }
 
-  private async setNow(taskId: string, config: PushNotificationConfig): Promise<TaskPushNotificationConfig> {
+  private async setNow(taskId: string, config: VersionedPushConfig): Promise<TaskPushNotificationConfig> {
     const existing = await this.store.listPushConfigs(taskId);
     const id = config.id ?? (existing.some((c) => c.id === DEFAULT_CONFIG_ID) ? newId() : DEFAULT_CONFIG_ID);
     if (existing.length >= this.maxPerTask && !existing.some((c) => c.id === id)) {

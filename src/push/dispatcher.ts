@@ -17,6 +17,7 @@ import PQueue from 'p-queue';
 import type { Settings } from '../config.js';
 import { errorFields, type Logger } from '../log.js';
 import type { Task } from '../a2a/schemas.js';
+import type { ProtocolVersion } from '../a2a/versions.js';
 import { isTerminalState } from '../../machines/task.machine.js';
 import { policyFromSettings } from './address-policy.js';
 import type { StoredPushConfig } from './configs.js';
@@ -43,6 +44,17 @@ export interface PushDispatcherOptions {
   logger: Logger;
   /** Where deliveries are counted (default: nowhere). */
   metrics?: Metrics;
+  /**
+   * How a task is written for a config registered in a version other than v0.3 (whose body is
+   * the task's own JSON): the wire layer supplies these, push knows no wire shapes.
+   */
+  bodies?: Partial<Record<ProtocolVersion, PushBody>>;
+}
+
+/** A delivery body for one protocol version. */
+export interface PushBody {
+  contentType: string;
+  encode(task: Task): string;
 }
 
 export interface PushStats {
@@ -171,15 +183,25 @@ export class PushDispatcher {
     if (isTerminalState(state) || state === 'input-required' || state === 'auth-required') this.known.delete(task.id);
     else if (configs.length === 0 && !this.known.has(task.id)) this.known.set(task.id, configs);
     if (configs.length === 0 || this.shutdown.signal.aborted) return;
-    // One serialization per transition, shared by every config (the task given is a copy).
-    const body = JSON.stringify(task);
+    // One serialization per transition and version, shared by every config (the task given is a copy).
+    const bodies = new Map<ProtocolVersion, { body: string; contentType?: string }>();
+    const bodyFor = (version: ProtocolVersion) => {
+      let made = bodies.get(version);
+      if (!made) {
+        const encoder = version === '0.3' ? undefined : this.opts.bodies?.[version];
+        made = encoder ? { body: encoder.encode(task), contentType: encoder.contentType } : { body: JSON.stringify(task) };
+        bodies.set(version, made);
+      }
+      return made;
+    };
     for (const config of configs) {
+      const { body, contentType } = bodyFor(config.protocolVersion ?? '0.3');
       const job: DeliveryJob = {
         taskId: task.id,
         configId: config.id,
         state,
         terminal: isTerminalState(state),
-        request: { url: config.url, body, token: config.token, authorization: authorizationOf(config) },
+        request: { url: config.url, body, contentType, token: config.token, authorization: authorizationOf(config) },
         trace: traceOf(task),
       };
       this.workerFor(task.id, config.id).enqueue(job);

@@ -12,6 +12,8 @@ export interface WebhookRequest {
   url: string;
   /** The JSON body, already serialized (one string shared by every config of a transition). */
   body: string;
+  /** Absent: `application/json` (A2A v0.3); A2A v1.0 deliveries are `application/a2a+json`. */
+  contentType?: string | undefined;
   token?: string | undefined;
   /** The full `Authorization` header value. */
   authorization?: string | undefined;
@@ -92,7 +94,7 @@ export function createWebhookClient(options: WebhookClientOptions): WebhookClien
         signal: attempt.signal,
         headers: {
           ...req.headers,
-          'content-type': 'application/json',
+          'content-type': req.contentType ?? 'application/json',
           'user-agent': 'a2actor-push',
           ...(req.token ? { 'x-a2a-notification-token': req.token } : {}),
           ...(req.authorization ? { authorization: req.authorization } : {}),

@@ -6,10 +6,15 @@
  * order is creation order and keyset pages stay stable while new tasks are inserted: a new task
  * sorts before every page already handed out.
  */
+import type { ProtocolVersion } from '../a2a/versions.js';
 import type { PushNotificationConfig, Task, TaskState } from '../a2a/schemas.js';
 
-/** A push config as stored: its id is always set (generated when the client gave none). */
-export type StoredPushConfig = PushNotificationConfig & { id: string };
+/**
+ * A push config as stored: its id is always set (generated when the client gave none).
+ * `protocolVersion` is the A2A version it was registered in, absent for
+ * v0.3 (so configs stored before v1.0 was served stay v0.3).
+ */
+export type StoredPushConfig = PushNotificationConfig & { id: string; protocolVersion?: ProtocolVersion };
 
 /** A message as idempotency sees it: its id within a scope (the task, the context, or none). */
 export interface MessageKey {

@@ -3,9 +3,11 @@
  * profile, and short smoke workloads run end to end against our server (compiled once with
  * tsc, as the bench runs it) in its own process, driven by the load generator in another, over
  * real sockets: one of them under --cpu-prof, one on two replicas sharing the PostgreSQL and
- * Redis of this machine. No timing is asserted: this machine is shared; only that the runs
- * completed requests, without errors, into well-formed reports.
+ * Redis of this machine, one beside the v1.0 peer (@a2a-js/sdk 1.3.0). No timing is asserted:
+ * this machine is shared; only that the runs completed requests, without errors, into
+ * well-formed reports.
  */
+import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,19 +15,21 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkResponse, checkStreamEvent } from '../../bench/load/checks.js';
+import { checkResponse, checkStreamEvent, streamCheck } from '../../bench/load/checks.js';
 import { SseReader } from '../../bench/load/sse.js';
 import { actorFloorNote } from '../../bench/lib/actor-floor.js';
 import { buildServer, type ServerBuild } from '../../bench/lib/build.js';
-import { startGenerator, type ServerProcess } from '../../bench/lib/children.js';
+import { startGenerator, startServerProcess, type ServerProcess } from '../../bench/lib/children.js';
 import { CLUSTER_POSTGRES_URL } from '../../bench/lib/cluster.js';
 import { collectedInstructions, featureCostLines, instructionsPerRequest } from '../../bench/lib/instruction-cost.js';
 import { runBuiltMicro } from '../../bench/lib/micro-process.js';
 import { OptionsError, parseOptions, type BenchOptions } from '../../bench/lib/options.js';
 import { formatProfile, summarizeProfile } from '../../bench/lib/profile.js';
 import { formatTable, targetOf, writeReport } from '../../bench/lib/report.js';
-import { runSuite, soakMemory, type BenchReport, type Row } from '../../bench/lib/suite.js';
+import { answerError } from '../../bench/lib/probe.js';
+import { compare, runSuite, soakMemory, type BenchReport, type Row } from '../../bench/lib/suite.js';
 import { FEATURE_VARIANTS } from '../../bench/lib/types.js';
+import { V1_REQUESTS, WORKLOADS } from '../../bench/lib/workloads.js';
 import { pickOperation } from '../../bench/load/soak.js';
 
 describe('bench targets (issue 19)', () => {
@@ -38,6 +42,12 @@ describe('bench targets (issue 19)', () => {
     expect(targetOf(row({ workload: 'W1', server: 'memory', cpuVsPeer: 0.62 }), rows)).toBe('target CPU x peer ≤ 0.45x ✗');
     expect(targetOf(row({ workload: 'W2', server: 'memory', cpuVsPeer: 0.44 }), rows)).toBe('target CPU x peer ≤ 0.45x ✓');
     expect(targetOf(row({ workload: 'W4', server: 'memory', cpuVsPeer: 0.5 }), rows)).toBe('target CPU x peer ≤ 0.5x ✓');
+    // The v1.0 rows are held to their v0.3 twin's target.
+    expect(targetOf(row({ workload: 'W1v1', server: 'memory', cpuVsPeer: 0.46 }), rows)).toBe('target CPU x peer ≤ 0.45x ✗');
+    expect(targetOf(row({ workload: 'W2v1', server: 'memory', cpuVsPeer: 0.45 }), rows)).toBe('target CPU x peer ≤ 0.45x ✓');
+    expect(targetOf(row({ workload: 'W4v1', server: 'memory', cpuVsPeer: 0.5, pairedCpuVsPeer: 0.51 }), rows)).toBe(
+      'target CPU x peer ≤ 0.5x ✓; interleaved 0.51x ✗',
+    );
     // The interleaved figure is marked on its own: the two can disagree on a noisy machine.
     expect(targetOf(row({ workload: 'W1', server: 'memory', cpuVsPeer: 0.47, pairedCpuVsPeer: 0.44 }), rows)).toBe(
       'target CPU x peer ≤ 0.45x ✗; interleaved 0.44x ✓',
@@ -86,11 +96,19 @@ describe('bench options', () => {
   it('defaults to every server and workload with windows that fit ten minutes', () => {
     const opts = parseOptions([], '/tmp/out');
     if (opts === 'help') throw new Error('unexpected help');
-    expect(opts.servers).toEqual(['raw', 'memory', 'node', 'auth', 'metrics', 'sqlite', 'cluster', 'peer']);
+    expect(opts.servers).toEqual(['raw', 'memory', 'node', 'auth', 'metrics', 'sqlite', 'cluster', 'peer', 'peer-v1']);
     // The soak takes minutes: it runs only when named.
-    expect(opts.workloads).toEqual(['W1', 'W2', 'W3', 'W4', 'W5', 'W6', 'W7', 'W8', 'W9']);
+    expect(opts.workloads).toEqual(['W1', 'W2', 'W3', 'W4', 'W1v1', 'W2v1', 'W4v1', 'W5', 'W6', 'W7', 'W8', 'W9']);
     expect(opts).toMatchObject({ quick: false, warmupMs: 2000, durationMs: 8000, connections: 64, tasks: 100_000, outDir: '/tmp/out' });
     expect(opts).toMatchObject({ pausedTasks: 5000, soakMs: 120_000 });
+  });
+
+  it('--servers peer-v1 --workloads W1v1,W2v1,W4v1 runs the v1.0 workloads on the v1.0 peer alone', () => {
+    expect(parseOptions(['--servers', 'peer-v1', '--workloads', 'W4v1,W1v1,W2v1'], '/x')).toMatchObject({
+      servers: ['peer-v1'],
+      workloads: ['W1v1', 'W2v1', 'W4v1'],
+    });
+    expect(() => parseOptions(['--workloads', 'W3v1'], '/x')).toThrow(OptionsError);
   });
 
   it('--workloads SOAK --soak-minutes 7 runs the soak for seven minutes', () => {
@@ -163,6 +181,199 @@ describe('bench response checks', () => {
       checkStreamEvent('{"jsonrpc":"2.0","id":1,"result":{"kind":"status-update","final":true,"status":{"state":"completed"}}}'),
     ).toEqual({ final: true });
     expect(checkStreamEvent('{"jsonrpc":"2.0","id":1,"result":{"kind":"artifact-update"}}')).toEqual({ final: false });
+  });
+});
+
+describe('bench v1.0 workloads', () => {
+  const task = (state: string, artifacts: unknown[] = [{ artifactId: 'echo', parts: [{ text: 'hello from the bench' }] }]) => ({
+    id: 't',
+    contextId: 'c',
+    status: { state },
+    artifacts,
+  });
+  const rpc = (result: unknown) => JSON.stringify({ jsonrpc: '2.0', id: 1, result });
+  const rpcError = '{"jsonrpc":"2.0","id":1,"error":{"code":-32009,"message":"Protocol version not supported"}}';
+  const stream = (...results: unknown[]): string | undefined => {
+    const check = streamCheck('v1-sse-completed');
+    for (const result of results) check.event(typeof result === 'string' ? result : rpc(result));
+    return check.end();
+  };
+
+  it('counts a completed v1.0 task with the echo artifact as a success', () => {
+    expect(checkResponse('v1-rpc-completed', 200, rpc({ task: task('TASK_STATE_COMPLETED') }))).toBeUndefined();
+    expect(checkResponse('v1-rest-completed', 200, JSON.stringify({ task: task('TASK_STATE_COMPLETED') }))).toBeUndefined();
+    expect(
+      stream(
+        { task: task('TASK_STATE_SUBMITTED', []) },
+        { statusUpdate: { taskId: 't', status: { state: 'TASK_STATE_WORKING' } } },
+        { artifactUpdate: { taskId: 't', artifact: { artifactId: 'echo', parts: [{ text: 'hello from the bench' }] }, lastChunk: true } },
+        { statusUpdate: { taskId: 't', status: { state: 'TASK_STATE_COMPLETED' } } },
+      ),
+    ).toBeUndefined();
+  });
+
+  it('counts an error, a message, an unfinished task or a v0.3 answer as a failure', () => {
+    expect(checkResponse('v1-rpc-completed', 200, rpcError)).toMatch(/JSON-RPC error -32009/);
+    expect(checkResponse('v1-rest-completed', 400, '{"code":-32009,"message":"no"}')).toMatch(/HTTP 400/);
+    expect(checkResponse('v1-rpc-completed', 200, rpc({ message: { messageId: 'm', role: 'ROLE_AGENT', parts: [] } }))).toMatch(/message/);
+    expect(checkResponse('v1-rpc-completed', 200, rpc({ task: task('TASK_STATE_WORKING') }))).toMatch(/TASK_STATE_WORKING/);
+    expect(checkResponse('v1-rest-completed', 200, JSON.stringify({ task: task('TASK_STATE_COMPLETED', []) }))).toMatch(/artifact/);
+    // A v0.3 task (a bare result, `kind`, `completed`) is not a v1.0 answer, however fast.
+    expect(checkResponse('v1-rpc-completed', 200, rpc({ kind: 'task', ...task('completed') }))).toMatch(/no task/);
+    expect(checkResponse('v1-rest-completed', 200, JSON.stringify({ task: task('completed') }))).toMatch(/task state completed/);
+    // Streams: an error frame, a stream that closed early, one without the echo.
+    expect(stream({ task: task('TASK_STATE_SUBMITTED', []) }, rpcError)).toMatch(/-32009/);
+    expect(stream({ task: task('TASK_STATE_SUBMITTED', []) }, { statusUpdate: { status: { state: 'TASK_STATE_WORKING' } } })).toBe(
+      'stream ended in TASK_STATE_WORKING',
+    );
+    expect(stream({ task: task('TASK_STATE_SUBMITTED', []) }, { statusUpdate: { status: { state: 'TASK_STATE_COMPLETED' } } })).toMatch(
+      /without the echo artifact/,
+    );
+    expect(stream()).toBe('stream ended in undefined');
+    expect(stream('{"jsonrpc":"2.0","id":1,"result":{"kind":"status-update","final":true,"status":{"state":"completed"}}}')).toMatch(
+      /unknown stream event/,
+    );
+  });
+
+  it('compares a v1.0 row with the v1.0 peer and a v0.3 row with the v0.3 peer', () => {
+    const measured = (workload: Row['workload'], server: Row['server'], rps: number, cpuMicrosPerUnit: number): Row => ({
+      workload,
+      server,
+      title: '',
+      outcome: 'measured',
+      unit: 'task',
+      rps,
+      cpuMicrosPerUnit,
+    });
+    const rows = compare([
+      measured('W1', 'memory', 8000, 100),
+      measured('W1v1', 'memory', 6000, 120),
+      measured('W1', 'peer', 2000, 400),
+      measured('W1v1', 'peer-v1', 3000, 300),
+    ]);
+    expect(rows[0]).toMatchObject({ vsPeer: 4, cpuVsPeer: 0.25 });
+    expect(rows[1]).toMatchObject({ vsPeer: 2, cpuVsPeer: 0.4 });
+    expect(compare([measured('W1v1', 'memory', 6000, 120), measured('W1v1', 'peer', 3000, 300)])[0]?.cpuVsPeer).toBeUndefined();
+  });
+
+  it('has the generator count good v1.0 replies as done and error replies as errors', { timeout: 60_000 }, async () => {
+    // A stand-in in this process answers every v1.0 request well, or (once told) with -32009.
+    let refuse = false;
+    const seen: { path?: string; version?: string; contentType?: string } = {};
+    const completed = task('TASK_STATE_COMPLETED');
+    const server = createHttpServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        Object.assign(seen, { path: req.url, version: req.headers['a2a-version'], contentType: req.headers['content-type'] });
+        if (refuse) {
+          // JSON-RPC errors come with 200, REST's with a 4xx status.
+          res.statusCode = req.url === '/' ? 200 : 400;
+          res.setHeader('content-type', 'application/json');
+          res.end(req.url === '/' ? rpcError : '{"code":-32009,"message":"no"}');
+        } else if (req.headers.accept === 'text/event-stream') {
+          res.setHeader('content-type', 'text/event-stream');
+          for (const result of [{ task: { ...completed, status: { state: 'TASK_STATE_SUBMITTED' }, artifacts: [] } }, { task: completed }])
+            res.write(`data: ${rpc(result)}\n\n`);
+          res.end();
+        } else {
+          res.setHeader('content-type', 'application/json');
+          res.end(req.url === '/' ? rpc({ task: completed }) : JSON.stringify({ task: completed }));
+        }
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const standIn: ServerProcess = {
+      kind: 'peer-v1',
+      pids: [process.pid],
+      url,
+      urls: [url],
+      description: 'a stand-in',
+      runtime: 'vitest',
+      settle: () => Promise.resolve({ rssBytes: 0, heapUsedBytes: 0 }),
+      memory: () => Promise.resolve(process.memoryUsage()),
+      stop: () => Promise.resolve(),
+    };
+    const generator = startGenerator();
+    try {
+      for (const id of ['W1v1', 'W2v1', 'W4v1'] as const) {
+        const spec = {
+          origins: [url],
+          request: V1_REQUESTS[id](),
+          check: WORKLOADS[id].check,
+          connections: 2,
+          warmupMs: 50,
+          durationMs: 300,
+        };
+        refuse = false;
+        const good = await generator.run(spec, standIn);
+        expect(good.result, `${id}: ${good.result.errorSamples.join('; ')}`).toMatchObject({ errors: 0 });
+        expect(good.result.requests).toBeGreaterThan(0);
+        expect(seen).toEqual({
+          path: id === 'W2v1' ? '/message:send' : '/',
+          version: '1.0',
+          contentType: id === 'W2v1' ? 'application/a2a+json' : 'application/json',
+        });
+        refuse = true;
+        const refused = await generator.run(spec, standIn);
+        expect(refused.result.requests).toBe(0);
+        expect(refused.result.errors).toBeGreaterThan(0);
+        expect(refused.result.errorSamples.join('; ')).toMatch(/-32009/);
+      }
+    } finally {
+      await generator.close();
+      await new Promise<void>((resolve) => server.close(() => resolve()).closeAllConnections());
+    }
+  });
+
+  it('the 1.3.0 peer starts and answers one v1.0 SendMessage over JSON-RPC and REST', { timeout: 60_000 }, async () => {
+    const peer = await startServerProcess('peer-v1', join(tmpdir(), 'unused.db'));
+    try {
+      expect(peer.description).toMatch(/@a2a-js\/sdk 1\.3\.0 \(native v1\.0\)/);
+      expect(new URL(peer.url).hostname).toBe('127.0.0.1');
+      for (const id of ['W1v1', 'W2v1', 'W4v1'] as const)
+        expect(await answerError(peer.url, V1_REQUESTS[id](), WORKLOADS[id].check)).toBeUndefined();
+
+      // The answers have the v1.0 shape the checks read, with the echo of what was sent.
+      const send = async (path: string, body: unknown, headers: Record<string, string>) => {
+        const res = await fetch(`${peer.url}${path}`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify(body),
+          signal: AbortSignal.timeout(10_000),
+        });
+        return (await res.json()) as any;
+      };
+      const message = { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: 'hello' }] };
+      const viaRpc = await send(
+        '/',
+        { jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message } },
+        { 'content-type': 'application/json', 'a2a-version': '1.0' },
+      );
+      expect(viaRpc.result.task.status.state).toBe('TASK_STATE_COMPLETED');
+      expect(viaRpc.result.task.artifacts).toEqual([{ artifactId: 'echo', name: 'echo', parts: [{ text: 'hello' }] }]);
+      const viaRest = await send(
+        '/message:send',
+        { message: { ...message, messageId: randomUUID() } },
+        { 'content-type': 'application/a2a+json', 'a2a-version': '1.0' },
+      );
+      expect(viaRest.task.status.state).toBe('TASK_STATE_COMPLETED');
+      expect(viaRest.task.artifacts[0].parts).toEqual([{ text: 'hello' }]);
+      // Native v1.0: a v0.3 request (no A2A-Version) is refused, not translated.
+      const v03 = await send(
+        '/',
+        {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'message/send',
+          params: { message: { kind: 'message', ...message, messageId: randomUUID(), role: 'user' } },
+        },
+        { 'content-type': 'application/json' },
+      );
+      expect(v03.error.code).toBe(-32009);
+    } finally {
+      await peer.stop();
+    }
   });
 });
 
@@ -338,6 +549,32 @@ describe('bench smoke run', () => {
     expect(Number(peerMedian)).toBeGreaterThan(0);
     expect(ours?.pairedCpuVsPeer).toBe(Number(ratio));
     expect(ours?.pairedCpuVsPeer).toBeCloseTo(Number(oursMedian) / Number(peerMedian), 1);
+  });
+
+  it('runs a v1.0 workload on the 1.3.0 peer, and on ours once ours answers v1.0', { timeout: 120_000 }, async () => {
+    const report: BenchReport = await runSuite(
+      smoke({ servers: ['memory', 'peer', 'peer-v1'], workloads: ['W1v1'], durationMs: 1000 }),
+      () => {},
+      build,
+    );
+    expect(report.servers['peer-v1']).toMatch(/@a2a-js\/sdk 1\.3\.0 \(native v1\.0\).*bench\/servers\/peer-v1\.ts$/);
+    const peer = report.rows.find((r) => r.workload === 'W1v1' && r.server === 'peer-v1');
+    expect(peer, peer?.errorSamples?.join('; ')).toMatchObject({ outcome: 'measured', errors: 0 });
+    expect(peer?.requests).toBeGreaterThan(0);
+    // The 0.3.14 peer sits it out and says why.
+    expect(report.rows.find((r) => r.workload === 'W1v1' && r.server === 'peer')).toMatchObject({ outcome: 'skipped' });
+    const ours = report.rows.find((r) => r.workload === 'W1v1' && r.server === 'memory');
+    if (ours?.outcome === 'not-yet-measured') {
+      // A build without v1.0 says what it answered instead of timing a window of errors.
+      expect(ours.reason).toMatch(/^not yet measured: this build does not answer v1\.0 \(.*-32009/);
+      expect(report.notes.some((n) => n.startsWith('interleaved W1v1 '))).toBe(false);
+    } else {
+      expect(ours, ours?.errorSamples?.join('; ')).toMatchObject({ outcome: 'measured', errors: 0 });
+      // Compared with the v1.0 peer, in the table and again in interleaved rounds.
+      expect(ours?.cpuVsPeer).toBeCloseTo((ours?.cpuMicrosPerUnit ?? 0) / (peer?.cpuMicrosPerUnit ?? 1), 1);
+      expect(report.notes.find((n) => n.startsWith('interleaved W1v1 '))).toMatch(/vs peer sdk v1 [\d.]+ µs/);
+      expect(ours?.pairedCpuVsPeer).toBeGreaterThan(0);
+    }
   });
 
   it('W9 pauses tasks and reads their memory; SOAK runs the mix and reads an RSS curve', { timeout: 90_000 }, async () => {

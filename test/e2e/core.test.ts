@@ -261,7 +261,7 @@ describe.each(STORE_KINDS)('core endpoints, %s store', (storeKind) => {
       if (transport === 'jsonrpc') expect(r.error?.code).toBe(-32001);
     });
 
-    it.each(['1.0', '0.2', '2', 'banana'])('A2A-Version %s is 400 / -32009', async (version) => {
+    it.each(['2.0', '0.2', '2', 'banana'])('A2A-Version %s is 400 / -32009', async (version) => {
       const r =
         transport === 'rest'
           ? await restCall(server.url, 'POST', '/v1/message:send', { message: userMessage('echo x') }, { 'A2A-Version': version })

@@ -2,8 +2,9 @@
  * The newest official client, @a2a-js/sdk 1.3.0 (installed as `a2a-sdk-v1`), in its documented
  * v0.3 compatibility mode (`legacyCompat: { enabled: true }`) over HTTP+JSON, against our server
  * with SERVICE_REST_DIALECT=proto. Its LegacyRestTransport sends `A2A-Version: 0.3` and reads
- * proto-JSON. Its card resolver announces `A2A-Version: 1.0`, which the discovery card answers
- * whatever the header says, so `createFromUrl` is used unchanged.
+ * proto-JSON. Our card lists every transport at v1.0 and at v0.3, and this client prefers v1.0
+ * where it can (test/e2e/sdk-v1-native.test.ts covers that); to hold the v0.3 path to the same
+ * scenarios, the client here is made from the served card with its v0.3 interfaces only.
  */
 import { Role, TaskState, type Message, type Task } from 'a2a-sdk-v1';
 import { TaskNotFoundError } from 'a2a-sdk-v1/errors';
@@ -57,7 +58,11 @@ describe('@a2a-js/sdk 1.3.0 (v0.3 compatibility mode) REST transport against a2a
       preferredTransports: ['HTTP+JSON'],
       cardResolver: new DefaultAgentCardResolver({ fetchImpl, legacyCompat: { enabled: true } }),
     });
-    sdk = await factory.createFromUrl(server.url);
+    const card = await new DefaultAgentCardResolver({ fetchImpl, legacyCompat: { enabled: true } }).resolve(server.url);
+    sdk = await factory.createFromAgentCard({
+      ...card,
+      supportedInterfaces: card.supportedInterfaces.filter((i) => i.protocolVersion === '0.3'),
+    });
   });
   beforeEach(() => {
     seen.length = 0;

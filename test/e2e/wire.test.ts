@@ -72,7 +72,7 @@ describe('wire rules', () => {
     );
 
     it('every endpoint but the discovery card keeps the version check (the extended card and health included)', async () => {
-      const headers = { 'A2A-Version': '1.0', authorization: 'Bearer scenario-token' };
+      const headers = { 'A2A-Version': '2.0', authorization: 'Bearer scenario-token' };
       for (const path of ['/v1/card', '/v1/health', '/v1/tasks']) {
         const r = await restCall(server.url, 'GET', path, undefined, headers);
         expect(r.status, path).toBe(400);
