@@ -258,7 +258,7 @@ export function createRouter(ops: Operations, logger: Logger, limits: RouterLimi
     // official 1.x SDK sends `A2A-Version: 1.0` there even in its v0.3 compatibility mode).
     // Only its `securitySchemes` differ by version (v1/card.ts). Every other endpoint keeps the
     // spec's check. `GET {card.url}` (our `/`) answers the card too (wire reference §4.1).
-    if (req.method === 'GET' && (CARD_PATHS.has(req.path) || req.path === '/')) {
+    if (req.method === 'GET' && isCardPath(req.path)) {
       facts.transport = 'card';
       facts.operation = 'agent/card';
       // A cached card answers at once; one that has to be signed first, after the signing.
@@ -303,6 +303,13 @@ export function createRouter(ops: Operations, logger: Logger, limits: RouterLimi
     }
   };
 }
+
+/**
+ * The discovery card's paths; a base URL written with a trailing slash (`http://host/`) makes
+ * clients ask for `//.well-known/agent-card.json`, which is the same card.
+ */
+const isCardPath = (path: string): boolean =>
+  path === '/' || CARD_PATHS.has(path) || (path.startsWith('//') && CARD_PATHS.has(path.replace(/^\/+/, '/')));
 
 /** The card's reply: it differs by `A2A-Version`, which caches must key on. */
 const cardReply = (card: CardEntry): Reply => ({ kind: 'json', status: 200, body: card.json, headers: VARY_VERSION });
