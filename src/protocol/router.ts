@@ -20,7 +20,7 @@ import type { RestDialectName } from './rest-dialect.js';
 import { requestedVersion } from './version.js';
 import { V1_RPC } from './v1/jsonrpc.js';
 import { restErrorV1 } from './v1/errors.js';
-import { createV1RestHandler, resolveV1RestRoute, type V1RestTarget } from './v1/rest.js';
+import { createV1RestHandler, isV1RestPath, resolveV1RestRoute, type V1RestTarget } from './v1/rest.js';
 
 export interface ProtocolRequest {
   method: string;
@@ -94,7 +94,10 @@ export const isJsonRpcRequest = (method: string, path: string): boolean => path 
  * was for: a JSON-RPC envelope with a null id at `POST /`, the REST body elsewhere.
  */
 export function earlyErrorReply(method: string, path: string, err: A2AError): Reply {
-  return isJsonRpcRequest(method, path) ? jsonRpcErrorReply(null, err) : restError(err);
+  if (isJsonRpcRequest(method, path)) return jsonRpcErrorReply(null, err);
+  if (path.startsWith('/v1/')) return restError(err);
+  const segments = segmentsOf(path.slice(1));
+  return segments && isV1RestPath(segments) ? restErrorV1(err) : restError(err);
 }
 
 /** The task id a JSON-RPC request's params name (`id`, or `taskId` on push config methods). */
