@@ -20,7 +20,7 @@ import type { RestDialectName } from './rest-dialect.js';
 import { requestedVersion } from './version.js';
 import { V1_RPC } from './v1/jsonrpc.js';
 import { restErrorV1 } from './v1/errors.js';
-import { createV1RestHandler, resolveV1RestRoute, type V1RestTarget } from './v1/rest.js';
+import { createV1RestHandler, isV1RestPath, resolveV1RestRoute, type V1RestTarget } from './v1/rest.js';
 
 export interface ProtocolRequest {
   method: string;
@@ -94,7 +94,10 @@ export const isJsonRpcRequest = (method: string, path: string): boolean => path 
  * was for: a JSON-RPC envelope with a null id at `POST /`, the REST body elsewhere.
  */
 export function earlyErrorReply(method: string, path: string, err: A2AError): Reply {
-  return isJsonRpcRequest(method, path) ? jsonRpcErrorReply(null, err) : restError(err);
+  if (isJsonRpcRequest(method, path)) return jsonRpcErrorReply(null, err);
+  if (path.startsWith('/v1/')) return restError(err);
+  const segments = segmentsOf(path.slice(1));
+  return segments && isV1RestPath(segments) ? restErrorV1(err) : restError(err);
 }
 
 /** The task id a JSON-RPC request's params name (`id`, or `taskId` on push config methods). */
@@ -258,7 +261,7 @@ export function createRouter(ops: Operations, logger: Logger, limits: RouterLimi
     // official 1.x SDK sends `A2A-Version: 1.0` there even in its v0.3 compatibility mode).
     // Only its `securitySchemes` differ by version (v1/card.ts). Every other endpoint keeps the
     // spec's check. `GET {card.url}` (our `/`) answers the card too (wire reference §4.1).
-    if (req.method === 'GET' && (CARD_PATHS.has(req.path) || req.path === '/')) {
+    if (req.method === 'GET' && isCardPath(req.path)) {
       facts.transport = 'card';
       facts.operation = 'agent/card';
       // A cached card answers at once; one that has to be signed first, after the signing.
@@ -303,6 +306,13 @@ export function createRouter(ops: Operations, logger: Logger, limits: RouterLimi
     }
   };
 }
+
+/**
+ * The discovery card's paths; a base URL written with a trailing slash (`http://host/`) makes
+ * clients ask for `//.well-known/agent-card.json`, which is the same card.
+ */
+const isCardPath = (path: string): boolean =>
+  path === '/' || CARD_PATHS.has(path) || (path.startsWith('//') && CARD_PATHS.has(path.replace(/^\/+/, '/')));
 
 /** The card's reply: it differs by `A2A-Version`, which caches must key on. */
 const cardReply = (card: CardEntry): Reply => ({ kind: 'json', status: 200, body: card.json, headers: VARY_VERSION });

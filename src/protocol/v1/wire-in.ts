@@ -9,6 +9,37 @@ import type { MessageSendParams, Part, PushNotificationConfig } from '../../a2a/
 import { isObject, parseParams } from '../params.js';
 import { STATE_OF_V1 } from './wire-out.js';
 
+/** Members whose values are the client's own JSON: their keys are data, never renamed. */
+const FREE_FORM = new Set(['metadata', 'data', 'params']);
+const snakeToCamel = (key: string): string => key.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
+
+/**
+ * Proto-JSON readers accept a field by its JSON name or by its proto name (`messageId` or
+ * `message_id`), and clients such as the conformance kit send the latter: names are made camel
+ * case before validation, outside free-form values.
+ */
+export function camelKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(camelKeys);
+  if (!isObject(value)) return value;
+  const out: Record<string, unknown> = {};
+  let changed = false;
+  for (const [key, inner] of Object.entries(value)) {
+    const name = key.includes('_') ? snakeToCamel(key) : key;
+    // The JSON name wins when a client sends both spellings.
+    if (name !== key && Object.hasOwn(value, name)) {
+      changed = true;
+      continue;
+    }
+    const next = FREE_FORM.has(name) ? inner : camelKeys(inner);
+    if (name !== key || next !== inner) changed = true;
+    out[name] = next;
+  }
+  return changed ? out : value;
+}
+
+/** Validation of a v1.0 request after its names are made camel case. */
+const read = <S extends z.ZodType>(schema: S, raw: unknown): z.output<S> => parseParams(schema, camelKeys(raw));
+
 const freeForm = z.custom<Record<string, unknown>>((v) => isObject(v), 'expected a JSON object');
 /** Proto-JSON readers take an enum by name or by number. */
 const enumOf = (names: readonly string[]) =>
@@ -50,7 +81,7 @@ const PartSchema = z
   );
 
 const MessageSchema = z.object({
-  messageId: z.string(),
+  messageId: z.string().min(1, 'messageId must not be empty'),
   contextId: optionalString,
   taskId: optionalString,
   role: enumOf(ROLES),
@@ -142,12 +173,8 @@ function domainPushConfig(c: V1Push): PushNotificationConfig {
  * v0.3 shape it becomes is validated again by the operation, as every send is.
  */
 export function sendParamsOf(raw: unknown): MessageSendParams {
-  if (isObject(raw) && isObject(raw.message)) {
-    const id = raw.message.messageId;
-    if (typeof id !== 'string' || id.length === 0)
-      throw a2aError('invalidRequest', 'message.messageId is required and must be a non-empty string');
-  }
-  const req = parseParams(SendMessageRequestSchema, raw);
+  // v1.0 has no special case for a missing messageId (v0.3's -32600): every invalid field is -32602.
+  const req = read(SendMessageRequestSchema, raw);
   const m = req.message;
   if (m.role !== 'ROLE_USER') throw a2aError('invalidParams', 'message.role must be ROLE_USER');
   const conf = req.configuration;
@@ -174,26 +201,26 @@ export function sendParamsOf(raw: unknown): MessageSendParams {
 }
 
 export const getTaskParamsOf = (raw: unknown) => {
-  const { id, historyLength } = parseParams(GetTaskRequestSchema, raw);
+  const { id, historyLength } = read(GetTaskRequestSchema, raw);
   return { id, ...(historyLength !== undefined ? { historyLength } : {}) };
 };
 
 /** Cancel and subscribe: the task id (and cancel's metadata). */
 export const taskIdParamsOf = (raw: unknown) => {
-  const { id, metadata } = parseParams(TaskIdRequestSchema, raw);
+  const { id, metadata } = read(TaskIdRequestSchema, raw);
   return { id, ...(metadata !== undefined ? { metadata } : {}) };
 };
 
 export function listTasksParamsOf(raw: unknown): Record<string, unknown> {
-  const q = parseParams(ListTasksRequestSchema, raw);
+  const q = read(ListTasksRequestSchema, raw);
   const status = q.status === undefined || q.status === 'TASK_STATE_UNSPECIFIED' ? undefined : STATE_OF_V1.get(q.status);
   if (q.status !== undefined && q.status !== 'TASK_STATE_UNSPECIFIED' && status === undefined)
     throw a2aError('invalidParams', `status: unknown task state ${JSON.stringify(q.status)}`);
   return {
     ...(q.contextId !== undefined ? { contextId: q.contextId } : {}),
     ...(status !== undefined ? { status } : {}),
-    // Proto3's default 0 is "not set": the operation's default page applies.
-    ...(q.pageSize !== undefined && q.pageSize !== 0 ? { pageSize: q.pageSize } : {}),
+    // `page_size` has presence in the proto: an explicit 0 is out of range, not "not set".
+    ...(q.pageSize !== undefined ? { pageSize: q.pageSize } : {}),
     ...(q.pageToken !== undefined ? { pageToken: q.pageToken } : {}),
     ...(q.historyLength !== undefined ? { historyLength: q.historyLength } : {}),
     ...(q.statusTimestampAfter !== undefined ? { statusTimestampAfter: q.statusTimestampAfter } : {}),
@@ -203,7 +230,7 @@ export function listTasksParamsOf(raw: unknown): Record<string, unknown> {
 
 /** `CreateTaskPushNotificationConfig`: the task id and our config; `pathTaskId` wins over the body's. */
 export function pushConfigOf(raw: unknown, pathTaskId?: string): { taskId: string; config: PushNotificationConfig } {
-  const c = parseParams(PushConfigSchema, raw);
+  const c = read(PushConfigSchema, raw);
   const taskId = pathTaskId ?? c.taskId;
   if (taskId === undefined) throw a2aError('invalidParams', 'taskId: required');
   return { taskId, config: domainPushConfig(c) };
@@ -211,11 +238,11 @@ export function pushConfigOf(raw: unknown, pathTaskId?: string): { taskId: strin
 
 /** Get and delete: `{taskId, id}` as our `{id, pushNotificationConfigId}`. */
 export const pushConfigIdParamsOf = (raw: unknown) => {
-  const { taskId, id } = parseParams(PushConfigRequestSchema, raw);
+  const { taskId, id } = read(PushConfigRequestSchema, raw);
   return { id: taskId, pushNotificationConfigId: id };
 };
 
-export const listPushConfigsParamsOf = (raw: unknown) => ({ id: parseParams(ListPushConfigsRequestSchema, raw).taskId });
+export const listPushConfigsParamsOf = (raw: unknown) => ({ id: read(ListPushConfigsRequestSchema, raw).taskId });
 
 /** The `tenant` a request names, if any (echoed on push configs). */
 export const tenantOf = (raw: unknown): string | undefined =>
