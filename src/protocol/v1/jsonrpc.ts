@@ -27,7 +27,22 @@ export const sendResultValue = (r: Task | Message | JsonText<Task>): Task | Mess
 
 type UnaryFn = UnaryMethod[1];
 type StreamFn = StreamMethod[1];
-const named = <F>(name: string, operation: Operation, fn: F) => [name, [operation, fn] as const] as const;
+/** The v1.0 RPC (`a2a.proto`'s name, the JSON-RPC method) of each operation. */
+export const V1_RPC_NAMES: Readonly<Record<Operation, string>> = {
+  'message/send': 'SendMessage',
+  'message/stream': 'SendStreamingMessage',
+  'tasks/get': 'GetTask',
+  'tasks/list': 'ListTasks',
+  'tasks/cancel': 'CancelTask',
+  'tasks/resubscribe': 'SubscribeToTask',
+  'tasks/pushNotificationConfig/set': 'CreateTaskPushNotificationConfig',
+  'tasks/pushNotificationConfig/get': 'GetTaskPushNotificationConfig',
+  'tasks/pushNotificationConfig/list': 'ListTaskPushNotificationConfigs',
+  'tasks/pushNotificationConfig/delete': 'DeleteTaskPushNotificationConfig',
+  'agent/getAuthenticatedExtendedCard': 'GetExtendedAgentCard',
+};
+
+const named = <F>(operation: Operation, fn: F) => [V1_RPC_NAMES[operation], [operation, fn] as const] as const;
 
 export const V1_RPC: RpcBinding = {
   methods(ops: Operations) {
@@ -37,34 +52,30 @@ export const V1_RPC: RpcBinding = {
         nextPageToken: '',
       }));
     const unary = new Map<string, readonly [Operation, UnaryFn]>([
-      named<UnaryFn>('SendMessage', 'message/send', (p, ctx) =>
+      named<UnaryFn>('message/send', (p, ctx) =>
         ops.sendMessage(sendParamsOf(p), ctx.caller, ctx.extensions, '1.0').then((r) => v1SendResponse(sendResultValue(r))),
       ),
-      named<UnaryFn>('GetTask', 'tasks/get', (p, ctx) => ops.getTask(getTaskParamsOf(p), ctx.caller).then(v1Task)),
-      named<UnaryFn>('ListTasks', 'tasks/list', (p, ctx) => ops.listTasks(listTasksParamsOf(p), ctx.caller).then(v1TaskList)),
-      named<UnaryFn>('CancelTask', 'tasks/cancel', (p, ctx) => ops.cancelTask(taskIdParamsOf(p), ctx.caller).then(v1Task)),
-      named<UnaryFn>('CreateTaskPushNotificationConfig', 'tasks/pushNotificationConfig/set', (p, ctx) => {
+      named<UnaryFn>('tasks/get', (p, ctx) => ops.getTask(getTaskParamsOf(p), ctx.caller).then(v1Task)),
+      named<UnaryFn>('tasks/list', (p, ctx) => ops.listTasks(listTasksParamsOf(p), ctx.caller).then(v1TaskList)),
+      named<UnaryFn>('tasks/cancel', (p, ctx) => ops.cancelTask(taskIdParamsOf(p), ctx.caller).then(v1Task)),
+      named<UnaryFn>('tasks/pushNotificationConfig/set', (p, ctx) => {
         const { taskId, config } = pushConfigOf(p);
         return ops.createPushConfig(taskId, config, ctx.caller, '1.0').then((c) => v1PushConfig(c, tenantOf(p)));
       }),
-      named<UnaryFn>('GetTaskPushNotificationConfig', 'tasks/pushNotificationConfig/get', (p, ctx) =>
+      named<UnaryFn>('tasks/pushNotificationConfig/get', (p, ctx) =>
         ops.getPushConfig(pushConfigIdParamsOf(p), ctx.caller).then((c) => v1PushConfig(c, tenantOf(p))),
       ),
-      named<UnaryFn>('ListTaskPushNotificationConfigs', 'tasks/pushNotificationConfig/list', listConfigs),
+      named<UnaryFn>('tasks/pushNotificationConfig/list', listConfigs),
       // The singular is how the method list of the v1.0 spec's prose names it.
-      named<UnaryFn>('ListTaskPushNotificationConfig', 'tasks/pushNotificationConfig/list', listConfigs),
-      named<UnaryFn>('DeleteTaskPushNotificationConfig', 'tasks/pushNotificationConfig/delete', (p, ctx) =>
+      ['ListTaskPushNotificationConfig', ['tasks/pushNotificationConfig/list', listConfigs]],
+      named<UnaryFn>('tasks/pushNotificationConfig/delete', (p, ctx) =>
         ops.deletePushConfig(pushConfigIdParamsOf(p), ctx.caller).then(() => ({})),
       ),
-      named<UnaryFn>('GetExtendedAgentCard', 'agent/getAuthenticatedExtendedCard', (_p, ctx) =>
-        ops.extendedCard(ctx.request, ctx.location.baseUrl, '1.0'),
-      ),
+      named<UnaryFn>('agent/getAuthenticatedExtendedCard', (_p, ctx) => ops.extendedCard(ctx.request, ctx.location.baseUrl, '1.0')),
     ]);
     const streaming = new Map<string, readonly [Operation, StreamFn]>([
-      named<StreamFn>('SendStreamingMessage', 'message/stream', (p, ctx) =>
-        ops.streamMessage(sendParamsOf(p), ctx.caller, ctx.extensions, '1.0'),
-      ),
-      named<StreamFn>('SubscribeToTask', 'tasks/resubscribe', (p, ctx) => ops.resubscribe(taskIdParamsOf(p), ctx.lastEventId, ctx.caller)),
+      named<StreamFn>('message/stream', (p, ctx) => ops.streamMessage(sendParamsOf(p), ctx.caller, ctx.extensions, '1.0')),
+      named<StreamFn>('tasks/resubscribe', (p, ctx) => ops.resubscribe(taskIdParamsOf(p), ctx.lastEventId, ctx.caller)),
     ]);
     return { unary, streaming };
   },

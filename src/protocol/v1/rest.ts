@@ -20,7 +20,7 @@ import { isObject } from '../params.js';
 import { toA2AError, type Reply } from '../reply.js';
 import { match, queryParams, type Captures } from '../rest.js';
 import { A2A_JSON, restErrorV1 } from './errors.js';
-import { sendResultValue } from './jsonrpc.js';
+import { sendResultValue, V1_RPC_NAMES } from './jsonrpc.js';
 import {
   getTaskParamsOf,
   listPushConfigsParamsOf,
@@ -156,7 +156,8 @@ function resolveIn(method: string, segments: string[], tenant: string | undefine
       wrongMethod = true;
       continue;
     }
-    return { route, captures, tenant, operation: route.op, taskId: captures.id || undefined };
+    // Reported by its v1.0 name, as JSON-RPC reports it: metrics and logs tell the versions apart.
+    return { route, captures, tenant, operation: V1_RPC_NAMES[route.op], taskId: captures.id || undefined };
   }
   return { route: undefined, operation: 'unknown', taskId: undefined, wrongMethod };
 }
