@@ -127,8 +127,11 @@ describe('messages and roles', () => {
     expect(thrown(() => sendParamsOf(send([{ text: 'x' }], { role: 'user' }))).entry).toBe(ERRORS.invalidParams);
   });
 
-  it('a missing messageId is an invalid request; no parts are invalid params', () => {
-    expect(thrown(() => sendParamsOf({ message: { role: 'ROLE_USER', parts: [{ text: 'x' }] } })).entry).toBe(ERRORS.invalidRequest);
+  it('a missing or empty messageId and no parts are invalid params (v1.0 has no -32600 case for them)', () => {
+    expect(thrown(() => sendParamsOf({ message: { role: 'ROLE_USER', parts: [{ text: 'x' }] } })).entry).toBe(ERRORS.invalidParams);
+    expect(thrown(() => sendParamsOf({ message: { messageId: '', role: 'ROLE_USER', parts: [{ text: 'x' }] } })).entry).toBe(
+      ERRORS.invalidParams,
+    );
     expect(thrown(() => sendParamsOf(send([]))).entry).toBe(ERRORS.invalidParams);
   });
 
@@ -275,9 +278,19 @@ describe('ListTasks params', () => {
     expect(thrown(() => listTasksParamsOf({ status })).entry).toBe(ERRORS.invalidParams);
   });
 
-  it('pageSize 0 is the default page; any other size is passed on for the operation to check', () => {
-    expect(listTasksParamsOf({ pageSize: 0 })).toEqual({});
+  it('pageSize is passed on for the operation to check, an explicit 0 too (page_size has presence)', () => {
+    expect(listTasksParamsOf({ pageSize: 0 })).toEqual({ pageSize: 0 });
     expect(listTasksParamsOf({ pageSize: 7 })).toEqual({ pageSize: 7 });
+  });
+
+  it('fields are read by their proto names too, free-form keys kept as sent', () => {
+    expect(listTasksParamsOf({ context_id: 'c', page_size: 5, include_artifacts: true })).toEqual({
+      contextId: 'c',
+      pageSize: 5,
+      includeArtifacts: true,
+    });
+    const params = sendParamsOf({ message: { message_id: 'm', role: 'ROLE_USER', parts: [{ text: 'x' }], metadata: { a_b: 1 } } });
+    expect(params.message).toMatchObject({ messageId: 'm', metadata: { a_b: 1 } });
   });
 
   it('empty strings are absent fields; the rest are passed on', () => {
