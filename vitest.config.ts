@@ -2,12 +2,13 @@ import { defineConfig } from 'vitest/config';
 
 /**
  * Two projects: every suite on the default front end (native uWS here), and the wire (v0.3 and
- * v1.0), streaming, push, SDK-client, hostile-input, shutdown and fuzz suites again on the node:http
- * front end, which is what serves on a Node or platform without a native uWS build.
+ * v1.0), streaming, background, push, SDK-client, hostile-input, shutdown and fuzz suites again on
+ * the node:http front end, which is what serves on a Node or platform without a native uWS build.
  */
 const ON_BOTH_FRONT_ENDS = [
   'test/e2e/wire.test.ts',
   'test/e2e/core.test.ts',
+  'test/e2e/background.test.ts',
   'test/e2e/streaming.test.ts',
   'test/e2e/streaming-load.test.ts',
   'test/e2e/streaming-persistence.test.ts',
