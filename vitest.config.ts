@@ -1,18 +1,21 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * Two projects: every suite on the default front end (native uWS here), and the wire,
- * streaming, push, hostile-input, shutdown and fuzz suites again on the node:http front end, which is what
- * serves on a Node or platform without a native uWS build.
+ * Two projects: every suite on the default front end (native uWS here), and the wire (v0.3 and
+ * v1.0), streaming, background, push, SDK-client, hostile-input, shutdown and fuzz suites again on
+ * the node:http front end, which is what serves on a Node or platform without a native uWS build.
  */
 const ON_BOTH_FRONT_ENDS = [
   'test/e2e/wire.test.ts',
   'test/e2e/core.test.ts',
+  'test/e2e/background.test.ts',
   'test/e2e/streaming.test.ts',
   'test/e2e/streaming-load.test.ts',
   'test/e2e/streaming-persistence.test.ts',
   'test/e2e/streaming-sdk.test.ts',
   'test/e2e/sdk-client.test.ts',
+  'test/e2e/sdk-v1-native.test.ts',
+  'test/e2e/v1-wire.test.ts',
   'test/e2e/push.test.ts',
   'test/e2e/push-configs.test.ts',
   'test/e2e/push-limits.test.ts',
@@ -22,7 +25,13 @@ const ON_BOTH_FRONT_ENDS = [
 ];
 
 /** Run again with the server mounted under a path of an Express app and of a bare node:http server. */
-const THROUGH_A_MOUNT = ['test/e2e/wire.test.ts', 'test/e2e/core.test.ts', 'test/e2e/streaming.test.ts', 'test/e2e/push.test.ts'];
+const THROUGH_A_MOUNT = [
+  'test/e2e/wire.test.ts',
+  'test/e2e/core.test.ts',
+  'test/e2e/streaming.test.ts',
+  'test/e2e/push.test.ts',
+  'test/e2e/v1-wire.test.ts',
+];
 
 export default defineConfig({
   test: {

@@ -13,6 +13,9 @@
  *   stream <n>            n chunks of artifact `stream` 10 ms apart, then completes
  *   data / file           completes with a data part / a file part (bytes)
  *   throw                 throws
+ *   background [ms]       emits artifact `started` and returns with the task left working
+ *                         (ctx.continueInBackground); completes <ms> later, or with no <ms>
+ *                         stays working until cancelled
  */
 import { bearerToken, defineAgent, pause, safeEqual, unauthenticated } from '../src/index.js';
 
@@ -33,7 +36,7 @@ export default defineAgent({
       {
         id: 'scenarios',
         name: 'Scenarios',
-        description: 'echo, direct, ask, auth, fail, reject, slow, stubborn, stream, data, file, throw',
+        description: 'echo, direct, ask, auth, fail, reject, slow, stubborn, stream, data, file, throw, background',
         tags: ['test'],
         examples: ['echo hello', 'ask your name', 'stream 5'],
       },
@@ -108,6 +111,17 @@ export default defineAgent({
         ]);
       case 'throw':
         throw new Error('the scenario agent threw on purpose');
+      case 'background': {
+        ctx.artifact({ artifactId: 'started', parts: [{ kind: 'text', text: 'started' }] });
+        ctx.continueInBackground();
+        if (rest[0] === undefined) return;
+        const ms = number(rest[0], 500, 600_000);
+        // Not awaited: the turn ends now, and this finishes the task later (a cancel stops it).
+        void pause(ms, ctx.signal).then(() => {
+          if (!ctx.signal.aborted) ctx.complete(`finished in the background after ${ms} ms`);
+        });
+        return;
+      }
       case 'echo':
         return ctx.complete(arg);
       default:

@@ -5,9 +5,10 @@
  * the Stately inspector and in tests.
  *
  * Events carry their data: an agent's status message or artifact travels in the event, and the
- * action that records it reads it there. Agent events are handled only in `working.running`, so
- * once a cancel is under way (`working.cancelling`) they are ignored by structure, not by a
- * guard. There are no guards at all: whether an event is accepted depends on the state alone,
+ * action that records it reads it there. Agent events are handled only in `working.running` and
+ * `working.background` (the turn has ended, the task stays working and what the handler left
+ * running reports through its context), so once a cancel is under way (`working.cancelling`)
+ * they are ignored by structure, not by a guard. There are no guards at all: whether an event is accepted depends on the state alone,
  * which lets the runtime cache `can()` answers per state (src/runtime/live-task.ts).
  */
 import { assign, setup } from 'xstate';
@@ -65,6 +66,11 @@ export type TaskMachineEvent<M = unknown, A = unknown> =
   | { type: 'CANCEL'; message?: M }
   /** the agent handler's turn returned (without a terminal call it completes the task) */
   | { type: 'AGENT_DONE' }
+  /**
+   * the agent handler's turn returned after `ctx.continueInBackground()`: the turn ends and the
+   * task stays working, with no turn running, until its background work or a cancel ends it
+   */
+  | { type: 'AGENT_DETACHED' }
   /** the agent handler's turn threw (the message says what the client is told) */
   | { type: 'AGENT_FAILED'; message?: M };
 
@@ -83,6 +89,7 @@ export const TASK_MACHINE_EVENT_TYPES = [
   'FOLLOW_UP',
   'CANCEL',
   'AGENT_DONE',
+  'AGENT_DETACHED',
   'AGENT_FAILED',
 ] as const satisfies readonly TaskMachineEventType[];
 
@@ -109,8 +116,13 @@ export function defineTaskMachine<M = unknown, A = unknown>() {
        * it settled with AGENT_DONE or AGENT_FAILED.
        */
       startAgentTurn: () => {},
-      /** Cancel requested while the handler runs: fire its AbortSignal. */
+      /** Cancel requested while the handler or its background work runs: fire its AbortSignal. */
       abortAgent: () => {},
+      /**
+       * The turn ended with the task still working (AGENT_DETACHED): the runtime stores the task
+       * and tells those waiting for the turn (a blocking send, a stream) that it is over.
+       */
+      turnDetached: () => {},
       rememberCancelMessage: assign({
         cancelMessage: ({ event }) => (event.type === 'CANCEL' ? event.message : undefined),
       }),
@@ -133,13 +145,12 @@ export function defineTaskMachine<M = unknown, A = unknown>() {
       },
       working: {
         // The handler runs outside the machine (an invoked child actor per turn cost ~20 µs per
-        // task in the bench) and reports back with AGENT_DONE / AGENT_FAILED.
+        // task in the bench) and reports back with AGENT_DONE / AGENT_DETACHED / AGENT_FAILED.
         entry: [{ type: 'stateEntered', params: { state: 'working' } }, 'startAgentTurn'],
         initial: 'running',
         on: {
-          // A handler that returns without a terminal call completes the task; one that throws
-          // fails it. During a cancel, `cancelling` handles both first: the task ends `canceled`.
-          AGENT_DONE: 'completed',
+          // A handler that throws fails the task; so does the runtime breaking while the task
+          // rests in the background. During a cancel, `cancelling` handles it first: `canceled`.
           AGENT_FAILED: 'failed',
         },
         states: {
@@ -152,14 +163,36 @@ export function defineTaskMachine<M = unknown, A = unknown>() {
               COMPLETE: '#task.completed',
               FAIL: '#task.failed',
               REJECT: '#task.rejected',
+              // A handler that returns without a terminal call completes the task, unless it
+              // asked to continue in the background.
+              AGENT_DONE: '#task.completed',
+              AGENT_DETACHED: 'background',
               CANCEL: { target: 'cancelling', actions: 'rememberCancelMessage' },
+            },
+          },
+          background: {
+            // No turn runs: what the handler started reports through the same calls, and a
+            // cancel has no handler to wait for, so it ends the task at once (after firing the
+            // signal the background work watches).
+            entry: 'turnDetached',
+            on: {
+              // The agent's calls do here what they do in `running` (test/unit/task-machine.test.ts
+              // holds the two equal); written out, so the definition pastes into the Stately editor.
+              STATUS: { actions: 'statusUpdated' },
+              ARTIFACT: { actions: 'artifactAdded' },
+              REQUEST_INPUT: '#task.input-required',
+              REQUEST_AUTH: '#task.auth-required',
+              COMPLETE: '#task.completed',
+              FAIL: '#task.failed',
+              REJECT: '#task.rejected',
+              CANCEL: { target: '#task.canceled', actions: ['rememberCancelMessage', 'abortAgent'] },
             },
           },
           cancelling: {
             // Agent events are not handled here: after a cancel the task can only end `canceled`.
             entry: 'abortAgent',
             after: { forceCancelTimeout: '#task.canceled' },
-            on: { AGENT_DONE: '#task.canceled', AGENT_FAILED: '#task.canceled' },
+            on: { AGENT_DONE: '#task.canceled', AGENT_DETACHED: '#task.canceled', AGENT_FAILED: '#task.canceled' },
           },
         },
       },

@@ -103,7 +103,10 @@ export interface AgentContext {
    * accept throws ContentTypeNotSupportedError (-32005): convert it, or the task fails.
    */
   accepts(mimeType: string): boolean;
-  /** Fires when a client cancels the task. Stop work and return. */
+  /**
+   * Fires when a client cancels the task (or the server shuts down). Stop work and return; work
+   * left running by `continueInBackground` should stop too.
+   */
   readonly signal: AbortSignal;
   /** An intermediate status (working -> working), optionally with a message. */
   status(content?: Content): void;
@@ -119,6 +122,22 @@ export interface AgentContext {
   requestAuth(details: Content): void;
   /** Answer with a Message instead of a task (only on the first turn; later it completes the task). */
   reply(content: Content): void;
+  /**
+   * Leave the task `working` when the handler returns, instead of completing it. Call it during
+   * the turn, then return while work you started goes on (a promise you do not await, a job
+   * queue). The turn ends: a blocking `message/send` returns the task as it stands (`working`,
+   * with the artifacts emitted so far), a `message/stream` closes with a `working` status
+   * marked `final`, and the task is stored. It then stays `working`, with no turn running,
+   * until that work ends it through this same context (`complete`, `fail`, `reject`,
+   * `requestInput`, `requestAuth`; `status` and `artifact` report progress meanwhile, to
+   * subscribers, push and the store) or a client cancels it: the task ends `canceled` at once
+   * and `signal` fires, so the work should watch it. A follow-up message is refused meanwhile,
+   * as while a turn runs. A handler that throws after calling this still fails the task.
+   *
+   * The task lives in this server's memory until it ends: a restart marks it failed, like any
+   * task left working, so long work belongs in a store of its own.
+   */
+  continueInBackground(): void;
 }
 
 export type AgentHandler = (context: AgentContext) => Promise<void> | void;

@@ -20,7 +20,9 @@ export interface GraphEvent {
   readonly type: string;
   /**
    * The nested state the transition leaves from, when it is not one the task is in by default
-   * (`cancelling`): `working --AGENT_DONE--> canceled` only holds there.
+   * (`cancelling`): `working --AGENT_DONE--> canceled` only holds there. A transition that the
+   * default state takes too, to the same state (`COMPLETE` from `background`), is drawn once,
+   * without it.
    */
   readonly via?: string;
 }
@@ -78,6 +80,10 @@ export function machineGraph(machine: AnyStateMachine): MachineGraph {
         }
       }
     }
+  }
+  for (const edge of edges.values()) {
+    const byDefault = new Set(edge.events.filter((e) => e.via === undefined).map((e) => e.type));
+    edge.events = edge.events.filter((e) => e.via === undefined || !byDefault.has(e.type));
   }
   return {
     initial: root.initial.target[0] ? topLevelOf(root.initial.target[0]) : '',

@@ -246,7 +246,9 @@ export function createRouter(ops: Operations, logger: Logger, limits: RouterLimi
     const hasBody = req.method === 'POST' || req.method === 'PUT';
     const isA2ABody = hasBody && (isRpc || isV03Rest || v1Target !== undefined);
     const parsed: ParsedBody = hasBody ? parseBody(req.body, limits) : { ok: true, value: {} };
-    const isV1Rpc = isRpc && (asked === '1.0' || (asked === undefined && parsed.ok && v1Rpc.isMethod(parsed.value)));
+    // A v1.0 method name under a version we do not speak is refused in v1.0's shape, as a v1.0 REST path is.
+    const byName = asked === undefined || badVersion !== undefined;
+    const isV1Rpc = isRpc && (asked === '1.0' || (byName && parsed.ok && v1Rpc.isMethod(parsed.value)));
     const rpcHandler = isV1Rpc ? v1Rpc : rpc;
     const rpcRefusal = (id: RpcId, err: A2AError) => jsonRpcErrorReply(id, err, isV1Rpc ? V1_RPC : undefined);
     const badType = isA2ABody ? mediaTypeError(req) : undefined;

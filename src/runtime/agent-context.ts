@@ -1,7 +1,8 @@
 /**
  * The object an agent handler receives for one turn. Each method turns into one machine event
  * carrying its data (the message, the artifact chunk); the machine decides whether it is
- * accepted (after a cancel, or once the task has ended, calls are ignored).
+ * accepted (after a cancel, or once the task has ended or paused, calls are ignored). A turn
+ * that continues in the background keeps its context live: its calls go on reaching the task.
  */
 import type { AgentContext, ArtifactChunk, Content } from '../agent.js';
 import type { Message, Part } from '../a2a/schemas.js';
@@ -85,6 +86,9 @@ class TurnContext implements AgentContext {
   #requestInput: AgentContext['requestInput'] | undefined;
   #requestAuth: AgentContext['requestAuth'] | undefined;
   #reply: AgentContext['reply'] | undefined;
+  #continueInBackground: AgentContext['continueInBackground'] | undefined;
+  /** The handler asked to leave the task working when it returns; read when it does. */
+  #leavesWorking = false;
 
   // Private to the runtime: a handler that lists or spreads its context sees only the API.
   readonly #live: LiveTask;
@@ -149,6 +153,21 @@ class TurnContext implements AgentContext {
     return (this.#reply ??= (content) => this.#driver.reply(this.#live, this.#say(content, 'reply')));
   }
 
+  get continueInBackground(): AgentContext['continueInBackground'] {
+    return (this.#continueInBackground ??= () => {
+      this.#leavesWorking = true;
+    });
+  }
+
+  /**
+   * Whether the turn that made `context` asked to continue in the background. The answer is read
+   * once, when the handler returns, and reported to the machine as the event that ends the turn
+   * (AGENT_DETACHED rather than AGENT_DONE): the machine, not this flag, holds the task's state.
+   */
+  static leavesWorking(context: AgentContext): boolean {
+    return #leavesWorking in context && context.#leavesWorking;
+  }
+
   #event(event: RuntimeTaskEvent): void {
     this.#driver.agentEvent(this.#live, event);
   }
@@ -184,3 +203,6 @@ class TurnContext implements AgentContext {
 export function createAgentContext(live: LiveTask, driver: AgentContextDriver): AgentContext {
   return new TurnContext(live, driver);
 }
+
+/** Whether the handler called `continueInBackground()` during the turn of `context`. */
+export const continuesInBackground = (context: AgentContext): boolean => TurnContext.leavesWorking(context);

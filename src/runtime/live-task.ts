@@ -1,7 +1,8 @@
 /**
- * A task whose actor is running (states `submitted` and `working`). It owns the mutable task
- * record, the actor, the current turn's AbortController and the people waiting for the turn
- * to end. Paused and terminal tasks live only in the store.
+ * A task whose actor is running (states `submitted` and `working`, including a task resting in
+ * `working` after its handler continued in the background). It owns the mutable task record,
+ * the actor, the AbortController of the turn and of its background work, and the people
+ * waiting for the turn to end. Paused and terminal tasks live only in the store.
  */
 import type { Actor, StateValue, StateValueMap } from 'xstate';
 import { defineTaskMachine, type TaskMachineEvent, type TaskMachineEventType } from '../../machines/task.machine.js';
@@ -121,9 +122,10 @@ export class LiveTask {
   /** Effects held until the task is exposed (made on first use). */
   private deferred: (() => void)[] | undefined;
   /**
-   * Where the task is in its life here: `running` (its turn goes on), `ending` (the turn ended,
-   * paused or terminal, and its final write is under way: no agent call is taken any more),
-   * `closed` (the actor is stopped and the task has left memory). It only moves forward.
+   * Where the task is in its life here: `running` (its turn goes on, or it rests in `working`
+   * while background work reports: the machine tells which), `ending` (the task paused or
+   * ended, and its final write is under way: no agent call is taken any more), `closed` (the
+   * actor is stopped and the task has left memory). It only moves forward.
    */
   phase: 'running' | 'ending' | 'closed' = 'running';
   /** A progress write of this task is due (TaskService's shared flush ticker). */
@@ -158,11 +160,11 @@ export class LiveTask {
   /** The MIME types this turn's request accepts in output (empty: any), for `ctx.accepts`. */
   readonly acceptedOutputModes: readonly string[];
 
-  /** Set when the turn has ended; late waiters get it at once. */
+  /** Set when the turn has ended (the task may stay, resting in the background); late waiters get it at once. */
   private outcome: TurnOutcome | undefined;
   private turnWaiters: ((outcome: TurnOutcome) => void)[] | undefined;
   private exposeWaiters: ((outcome: TurnOutcome) => void)[] | undefined;
-  /** `settled`'s promise, made only when someone waits for it before the task leaves. */
+  /** `settled`'s promise, made only when someone waits for it before the task leaves (RESOLVED after). */
   private settledPromise: Promise<void> | undefined;
   private settledResolve: (() => void) | undefined;
   /** The idempotency index entry of the message that started this task, dropped when it leaves. */
@@ -184,9 +186,8 @@ export class LiveTask {
     this.mode = opts.mode;
   }
 
-  /** Resolves when the task has left memory. */
+  /** Resolves when the task has left memory (`finish`). */
   get settled(): Promise<void> {
-    if (this.outcome) return RESOLVED;
     return (this.settledPromise ??= new Promise<void>((resolve) => {
       this.settledResolve = resolve;
     }));
@@ -209,7 +210,7 @@ export class LiveTask {
     return this.task.id;
   }
 
-  /** Fires when a client cancels the running turn. */
+  /** Fires when a client cancels the running turn or the background work it left. */
   get signal(): AbortSignal {
     this.controller ??= new AbortController();
     if (this.cancelRequested && !this.controller.signal.aborted) this.controller.abort();
@@ -248,7 +249,10 @@ export class LiveTask {
     this.resolveExposed({ kind: 'task' });
   }
 
-  /** Resolves at the end of the turn (paused, terminal, or replaced by a direct reply). */
+  /**
+   * Resolves at the end of the turn (paused, terminal, resting in the background, or replaced by
+   * a direct reply).
+   */
   waitTurnEnd(): Promise<TurnOutcome> {
     if (this.outcome) return Promise.resolve(this.outcome);
     return new Promise((resolve) => (this.turnWaiters ??= []).push(resolve));
@@ -273,8 +277,13 @@ export class LiveTask {
     if (waiters) for (const w of waiters) w(outcome);
   }
 
-  /** The turn ended: wake everyone waiting and release the record. */
-  finish(outcome: TurnOutcome): void {
+  /** Whether the turn is over while the task stays here, working in the background. */
+  get inBackground(): boolean {
+    return this.phase === 'running' && this.actor.getSnapshot().matches({ working: 'background' });
+  }
+
+  /** The turn ended: wake everyone waiting for it (the task may stay, see `finish`). */
+  turnEnded(outcome: TurnOutcome): void {
     if (this.outcome) return;
     this.outcome = outcome;
     if (outcome.kind === 'message') {
@@ -284,10 +293,18 @@ export class LiveTask {
     const waiters = this.turnWaiters;
     this.turnWaiters = undefined;
     if (waiters) for (const w of waiters) w(outcome);
+  }
+
+  /** The task left memory: the turn is over if it was not already, and the record is released. */
+  finish(outcome: TurnOutcome): void {
+    this.turnEnded(outcome);
     // Forgotten before anyone waiting for the task to settle runs (a chained `then` on a
     // promise of its own cost every task a promise, a closure and a reaction).
     this.indexedIn?.forget(this.indexKey);
     this.indexedIn = undefined;
     this.settledResolve?.();
+    this.settledResolve = undefined;
+    // Waits asked for from now on share the one resolved promise.
+    this.settledPromise = RESOLVED;
   }
 }

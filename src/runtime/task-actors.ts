@@ -64,6 +64,7 @@ export function taskActorStarter(opts: TaskActorOptions): ActorStarter {
         if (event.type === 'ARTIFACT' && event.artifact) effects.artifactAdded(taskId, event.artifact);
       }),
       abortAgent: guarded((taskId) => tasks.get(taskId)?.abortTurn()),
+      turnDetached: guarded((taskId) => effects.turnDetached(taskId)),
       // The handler starts after the machine's macrostep, so every call it makes is processed
       // at once (and `can()` answers for the state the call really meets).
       startAgentTurn: guarded((taskId) => {

@@ -3,7 +3,8 @@
  * calls. Each running task has one XState actor (machines/task.machine.ts) whose actions are the
  * turn's effects (turn-effects.ts); its writes go through one chain (task-writes.ts); which
  * process runs it is task-ownership.ts's business. Paused and terminal tasks are persisted and
- * their actors stopped, so memory holds only work in progress.
+ * their actors stopped, so memory holds only work in progress (a task whose handler continues in
+ * the background is work in progress: it stays until that work or a cancel ends it).
  */
 import type { InspectionEvent, Observer } from 'xstate';
 import type { AgentDefinition } from '../agent.js';
@@ -201,7 +202,8 @@ export class TaskService {
     if (outcome && historyLength === undefined && live.storedJson !== undefined) {
       return { kind: 'task', task: live.task, json: live.storedJson };
     }
-    // Timed out (outcome undefined): the task is returned as it stands and keeps running.
+    // Timed out (outcome undefined), or the turn ended with the task working in the background
+    // (stored at that end): the task is returned as it stands and keeps running.
     live.expose();
     const view = taskView(live.task, { historyLength });
     await this.writer.ensureVisible(live);

@@ -73,14 +73,19 @@ export function taskView(task: Task, opts: ViewOptions = {}): Task {
   return view;
 }
 
-export function statusEvent(task: Task): TaskStatusUpdateEvent {
+/**
+ * The task's status as an event. It is `final` where a turn ends: at a terminal or paused state,
+ * and (`turnEnds`) when the turn ends with the task still working, its handler having continued
+ * in the background: `final` is how the v0.3 wire says the stream ends there.
+ */
+export function statusEvent(task: Task, turnEnds = false): TaskStatusUpdateEvent {
   const state = task.status.state;
   return {
     kind: 'status-update',
     taskId: task.id,
     contextId: task.contextId,
     status: { ...task.status },
-    final: isTerminalState(state) || isInterruptedState(state),
+    final: turnEnds || isTerminalState(state) || isInterruptedState(state),
   };
 }
 

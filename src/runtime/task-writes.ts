@@ -16,6 +16,12 @@ import { sleep } from './wait.js';
 
 const toVoid = (): void => undefined;
 
+/** A final write succeeded: its JSON is the reply. */
+const keepJson = (live: LiveTask, json: string): true => {
+  live.storedJson = json;
+  return true;
+};
+
 export class TaskWriter {
   /** Running tasks with a progress write due (their handles: see LiveTaskHandle), and the ticker that writes them. */
   private readonly dirty = new Set<LiveTaskHandle>();
@@ -142,20 +148,28 @@ export class TaskWriter {
     // and, once stored, the reply. A task that cannot be serialized is failed, not lost.
     const json = serializeOrFail(live.task, this.logger);
     return this.write(live, live.task, 'store.write_failed', json).then((stored) => {
-      if (!stored) return this.retryFinal(live, json, giveUpAt);
-      live.storedJson = json;
-      return true;
+      if (!stored) return this.retry(live, live.task, json, giveUpAt).then((again) => (again ? keepJson(live, json) : false));
+      return keepJson(live, json);
     });
   }
 
-  private async retryFinal(live: LiveTask, json: string, giveUpAt: number): Promise<boolean> {
+  /**
+   * The write of a turn that ends with its task still working (its handler continues in the
+   * background), tried again like a final write: a blocking send answers only once the task is
+   * stored. The task goes on changing, so this is a copy of it as it stands, and its JSON is not
+   * kept for the reply. Later changes are stored by progress writes, after this one.
+   */
+  writeAtRest(live: LiveTask): Promise<boolean> {
+    const giveUpAt = Date.now() + this.settings.storeRetryWindow * 1000;
+    const snapshot = taskView(live.task);
+    return this.write(live, snapshot, 'store.write_failed').then((stored) => stored || this.retry(live, snapshot, undefined, giveUpAt));
+  }
+
+  private async retry(live: LiveTask, snapshot: Task, json: string | undefined, giveUpAt: number): Promise<boolean> {
     for (let delay = 100; ; delay = Math.min(delay * 2, 2000)) {
       if (this.closed || Date.now() + delay > giveUpAt) return false;
       await sleep(delay);
-      if (await this.write(live, live.task, 'store.write_failed', json)) {
-        live.storedJson = json;
-        return true;
-      }
+      if (await this.write(live, snapshot, 'store.write_failed', json)) return true;
     }
   }
 

@@ -4,13 +4,13 @@
  * entered is recorded with its status message and timestamp, events go to the log and to
  * transition listeners (push), and the turn's end is written before anyone is told of it.
  */
-import type { AgentDefinition, ArtifactChunk } from '../agent.js';
+import type { AgentContext, AgentDefinition, ArtifactChunk } from '../agent.js';
 import type { Artifact, Message, StreamEvent, TaskArtifactUpdateEvent, TaskState } from '../a2a/schemas.js';
 import { errorFields, type Logger } from '../log.js';
 import { isInterruptedState, isTerminalState } from '../../machines/task.machine.js';
 import { newId } from '../a2a/ids.js';
 import { ERRORS, isA2AError } from '../a2a/errors.js';
-import { createAgentContext, type AgentContextDriver } from './agent-context.js';
+import { continuesInBackground, createAgentContext, type AgentContextDriver } from './agent-context.js';
 import { EVENT_SEQ_KEY, type TaskEventLog } from './event-log.js';
 import type { LiveTask, RuntimeTaskEvent } from './live-task.js';
 import type { LiveTasks } from './live-tasks.js';
@@ -69,7 +69,8 @@ export class TurnEffects {
   }
 
   /**
-   * One turn of the handler; it reports back to the machine with AGENT_DONE or AGENT_FAILED.
+   * One turn of the handler; it reports back to the machine with AGENT_DONE (AGENT_DETACHED if
+   * it continues in the background) or AGENT_FAILED.
    * A handler that returns without a promise (the echo agent) is reported on at once: no
    * async frame and await hop for it.
    */
@@ -82,26 +83,26 @@ export class TurnEffects {
     try {
       result = withTurn(live, taskId, live.task.contextId, this.deps.logger, () => this.deps.agent.handler(context));
     } catch (err) {
-      this.turnSettled(live, started, true, err);
+      this.turnSettled(live, context, started, true, err);
       return undefined;
     }
     if (!isThenable(result)) {
-      this.turnSettled(live, started, false, undefined);
+      this.turnSettled(live, context, started, false, undefined);
       return undefined;
     }
     return Promise.resolve(result).then(
-      () => this.turnSettled(live, started, false, undefined),
-      (err: unknown) => this.turnSettled(live, started, true, err),
+      () => this.turnSettled(live, context, started, false, undefined),
+      (err: unknown) => this.turnSettled(live, context, started, true, err),
     );
   }
 
-  private turnSettled(live: LiveTask, started: number, failed: boolean, err: unknown): void {
-    const settled = failed ? 'AGENT_FAILED' : 'AGENT_DONE';
+  private turnSettled(live: LiveTask, context: AgentContext, started: number, failed: boolean, err: unknown): void {
+    const settled = failed ? 'AGENT_FAILED' : continuesInBackground(context) ? 'AGENT_DETACHED' : 'AGENT_DONE';
     const failure = failed && !live.cancelRequested ? this.failureOf(live, err) : undefined;
     this.metrics.turnDone((performance.now() - started) / 1000);
     // After a terminal call the machine has already left `working`: nothing to report.
     if (!live.accepts(settled)) return;
-    live.actor.send(settled === 'AGENT_DONE' ? { type: settled } : { type: settled, message: failure });
+    live.actor.send(settled === 'AGENT_FAILED' ? { type: settled, message: failure } : { type: settled });
   }
 
   /**
@@ -182,6 +183,69 @@ export class TurnEffects {
     }
     this.publishStatus(live);
     this.deps.writer.scheduleFlush(live);
+  }
+
+  /**
+   * The machine's `turnDetached` action: the handler returned and continues in the background.
+   * As at any turn's end, the task is stored before anyone is told (after the machine has
+   * finished this transition).
+   */
+  turnDetached(taskId: string): void {
+    const live = this.deps.live.get(taskId);
+    if (live) void Promise.resolve(live).then(this.restLater);
+  }
+
+  /** turnDetached's deferred rest: one function for every task. */
+  private readonly restLater = (live: LiveTask): void => this.rest(live);
+
+  /**
+   * The turn ended with the task working: one write of the task as it stands, then the end of
+   * the turn is told (rested). The task stays, and so does everything that serves it: its
+   * actor, its event log, its lease. Background work may call in meanwhile: its events follow
+   * the write in the task's chain of writes.
+   */
+  private rest(live: LiveTask): void {
+    // A terminal call made in the same tick ended the task: its own end tells everyone.
+    if (!live.inBackground) return;
+    let written: Promise<boolean>;
+    try {
+      this.deps.writer.cancelFlush(live);
+      live.expose();
+      // Nobody streams a turn any more: later changes are stored as a blocking send's are.
+      live.mode = 'progress';
+      traceTurnEnd(live, 'working');
+      // The turn's final event's number, as at any turn's end: that event changes nothing in
+      // the task. Should background work log an event first and take the number, the progress
+      // write its call schedules stores the task with the right one.
+      (live.task.metadata ??= {})[EVENT_SEQ_KEY] = this.deps.events.lastSeq(live.id) + 1;
+      written = this.deps.writer.writeAtRest(live);
+    } catch (err) {
+      this.turnBroke(live.id, err);
+      return;
+    }
+    written.then(
+      (stored) => this.rested(live, stored),
+      (err: unknown) => this.turnBroke(live.id, err),
+    );
+  }
+
+  /**
+   * The rest write is over (`stored` or lost): streams of the turn end at a status marked final
+   * (the task's status, unchanged: no transition, so push is not told), and a blocking send
+   * gets the task. Unless the task has ended meanwhile: its end then tells everyone.
+   */
+  private rested(live: LiveTask, stored: boolean): void {
+    if (!live.inBackground) return;
+    try {
+      live.unstored = !stored;
+      if (stored) live.visibleWrite ??= Promise.resolve();
+      else this.deps.logger.error('store.final_write_lost', { taskId: live.id, state: live.task.status.state });
+      this.appendEvent(live, statusEvent(live.task, true));
+    } catch (err) {
+      this.turnBroke(live.id, err);
+      return;
+    }
+    live.turnEnded({ kind: 'task' });
   }
 
   /** The machine's `statusUpdated` action (working -> working), with the STATUS event's message. */

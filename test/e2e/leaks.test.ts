@@ -8,7 +8,7 @@ import { startServer, type TestServer } from '../support/server.js';
 
 const TASKS = 10_000;
 const CONCURRENCY = 50;
-const COMMANDS = ['echo hi', 'direct hi', 'fail x', 'reject x', 'throw', 'stream 2', 'ask q', 'data', 'auth'];
+const COMMANDS = ['echo hi', 'direct hi', 'fail x', 'reject x', 'throw', 'stream 2', 'ask q', 'data', 'auth', 'background 5', 'background'];
 
 describe('resource leaks', () => {
   let server: TestServer;
@@ -34,10 +34,12 @@ describe('resource leaks', () => {
           if (i % 4 < 2) await a.cancel(r.result.id);
           else await a.send({ message: userMessage('done', { taskId: r.result.id }) });
         }
+        // A task left working in the background ends by itself (`background 5`) or by a cancel.
+        if (COMMANDS[i % COMMANDS.length] === 'background') await a.cancel(r.result.id);
       }
     };
     await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-    expect([...states.keys()].sort()).toEqual(['auth-required', 'completed', 'failed', 'input-required', 'message', 'rejected']);
+    expect([...states.keys()].sort()).toEqual(['auth-required', 'completed', 'failed', 'input-required', 'message', 'rejected', 'working']);
     const stats = await eventually(() => {
       const s = server.stats();
       return s.liveTasks === 0 &&

@@ -65,10 +65,19 @@ export interface Receiver {
   /** Requests that arrived and are not answered (or dropped) yet. */
   readonly inFlight: number;
   readonly maxInFlight: number;
-  /** Bodies received for one task, in arrival order. */
+  /**
+   * Bodies received for one task, in arrival order: a v0.3 body is the task itself, a v1.0 body
+   * a StreamResponse `{task}` (see `pushedTask`); both shapes are matched.
+   */
   bodiesOf(taskId: string): Json[];
   close(): Promise<void>;
 }
+
+/**
+ * The task a delivery carries, in either version's shape: v0.3 posts the task, v1.0 a
+ * StreamResponse holding it (`{"task": {...}}`, spec §4.3.3).
+ */
+export const pushedTask = (body: Json): Json => (body !== null && typeof body === 'object' && 'task' in body ? body.task : body);
 
 export async function startReceiver(opts: { host?: LoopbackHost; respond?: Responder } = {}): Promise<Receiver> {
   const host = opts.host ?? '127.0.0.1';
@@ -134,7 +143,7 @@ export async function startReceiver(opts: { host?: LoopbackHost; respond?: Respo
     get maxInFlight() {
       return maxInFlight;
     },
-    bodiesOf: (taskId) => received.filter((r) => r.body?.id === taskId).map((r) => r.body),
+    bodiesOf: (taskId) => received.filter((r) => pushedTask(r.body)?.id === taskId).map((r) => r.body),
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();

@@ -14,6 +14,7 @@ const EVENT_TYPES = TASK_MACHINE_EVENT_TYPES;
 const STATE_VALUES = [
   'submitted',
   { working: 'running' },
+  { working: 'background' },
   { working: 'cancelling' },
   'input-required',
   'auth-required',
@@ -94,6 +95,16 @@ describe('events carry their data', () => {
       { state: 'working', message: undefined },
       { state: 'failed', message: 'no luck' },
     ]);
+  });
+
+  it('in the background, agent events carry their data as in a running turn', () => {
+    const { actor, entered, statuses } = run();
+    actor.send({ type: 'START' });
+    actor.send({ type: 'AGENT_DETACHED' });
+    actor.send({ type: 'STATUS', message: 'still at it' });
+    actor.send({ type: 'REJECT', message: 'gave up' });
+    expect(statuses).toEqual(['still at it']);
+    expect(entered.at(-1)).toEqual({ state: 'rejected', message: 'gave up' });
   });
 
   it('while cancelling, agent events are not handled at all, and the cancel message reaches the canceled entry', () => {

@@ -51,12 +51,21 @@ describe('the machine graph of the debug page', () => {
   it('collapses nested states and says which nested state a transition leaves from', () => {
     const toCanceled = graph.edges.find((e) => e.from === 'working' && e.to === 'canceled');
     expect(toCanceled?.events.map((e) => [e.via, eventLabel(e)])).toEqual([
+      ['background', 'CANCEL'],
       ['cancelling', 'AGENT_DONE'],
+      ['cancelling', 'AGENT_DETACHED'],
       ['cancelling', 'AGENT_FAILED'],
       ['cancelling', 'after forceCancelTimeout'],
     ]);
-    // Events of the state a task is in by default (working.running) need no qualifier.
+    // Events of the state a task is in by default (working.running) need no qualifier, and the
+    // same event from another nested state to the same state (background) is not drawn twice.
     expect(graph.edges.find((e) => e.from === 'working' && e.to === 'input-required')?.events).toEqual([{ type: 'REQUEST_INPUT' }]);
+    expect(graph.edges.find((e) => e.from === 'working' && e.to === 'completed')?.events).toEqual([
+      { type: 'COMPLETE' },
+      { type: 'AGENT_DONE' },
+    ]);
+    // The turn that continues in the background stays in working.
+    expect(graph.edges.find((e) => e.from === 'working' && e.to === 'working')?.events).toContainEqual({ type: 'AGENT_DETACHED' });
   });
 
   it('draws one edge per pair of different states, a node per state, and the stays-in events as a note', () => {
@@ -67,7 +76,7 @@ describe('the machine graph of the debug page', () => {
     const nodes = [...svg.matchAll(/<g class="state[^"]*" data-state="([^"]+)" role="img" aria-label="([^"]+)"/g)].map((m) => m[1]);
     expect(nodes).toEqual(graph.states.map((s) => s.name));
     expect(svg).toContain('<title id="machine-title">');
-    expect(svg).toContain('↻ STATUS · ARTIFACT · CANCEL');
+    expect(svg).toContain('↻ STATUS · ARTIFACT · AGENT_DETACHED · CANCEL');
     expect(svg).not.toMatch(/\sstyle=/);
   });
 

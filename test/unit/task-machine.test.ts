@@ -17,6 +17,7 @@ import {
 } from '../../machines/task.machine.js';
 
 const AGENT_DONE = 'AGENT_DONE';
+const AGENT_DETACHED = 'AGENT_DETACHED';
 const AGENT_ERROR = 'AGENT_FAILED';
 const FORCE_CANCEL = 'xstate.after.forceCancelTimeout.task.working.cancelling';
 
@@ -42,6 +43,10 @@ const SPEC_TABLE = new Set([
   `working|${AGENT_DONE}|canceled`, // …and the task is canceled when it settles,
   `working|${AGENT_ERROR}|canceled`,
   `working|${FORCE_CANCEL}|canceled`, // …or when the force-cancel timer fires
+  // A handler that continues in the background ends its turn and leaves the task working…
+  `working|${AGENT_DETACHED}|working`,
+  `working|${AGENT_DETACHED}|canceled`, // …unless a cancel came first;
+  'working|CANCEL|canceled', // resting, it has no handler to wait for: a cancel ends it at once
   'input-required|FOLLOW_UP|working',
   'auth-required|FOLLOW_UP|working',
   'input-required|CANCEL|canceled',
@@ -117,6 +122,70 @@ describe('task machine', () => {
     }
     expect(actor.getSnapshot().value).toEqual({ working: 'cancelling' });
     actor.stop();
+  });
+
+  it('a handler that continues in the background rests the task in working; its context still drives it', () => {
+    const entered: TaskState[] = [];
+    let detached = 0;
+    const machine = taskMachine.provide({
+      actions: { stateEntered: (_a, p) => void entered.push(p.state), turnDetached: () => void detached++ },
+    });
+    const actor = createActor(machine, { input: { taskId: 't' } }).start();
+    actor.send({ type: 'START' });
+    actor.send({ type: 'AGENT_DETACHED' });
+    expect(actor.getSnapshot().value).toEqual({ working: 'background' });
+    expect(detached).toBe(1);
+    // No turn runs: nothing settles again, and a follow-up is not taken.
+    for (const type of ['AGENT_DONE', 'AGENT_DETACHED', 'FOLLOW_UP', 'START'] as const)
+      expect(actor.getSnapshot().can({ type }), type).toBe(false);
+    for (const type of ['STATUS', 'ARTIFACT'] as const) {
+      actor.send({ type });
+      expect(actor.getSnapshot().value).toEqual({ working: 'background' });
+    }
+    actor.send({ type: 'COMPLETE' });
+    expect(actor.getSnapshot().value).toBe('completed');
+    expect(entered).toEqual(['submitted', 'working', 'completed']);
+  });
+
+  it('every agent call a running turn takes is taken in the background too, to the same state', () => {
+    for (const type of ['STATUS', 'ARTIFACT', 'REQUEST_INPUT', 'REQUEST_AUTH', 'COMPLETE', 'FAIL', 'REJECT', 'AGENT_FAILED'] as const) {
+      const running = taskMachine.resolveState({ value: { working: 'running' }, context: { taskId: 't' } });
+      const resting = taskMachine.resolveState({ value: { working: 'background' }, context: { taskId: 't' } });
+      expect(resting.can({ type }), type).toBe(true);
+      const afterRunning = createActor(taskMachine, { input: { taskId: 't' }, snapshot: running }).start();
+      const afterResting = createActor(taskMachine, { input: { taskId: 't' }, snapshot: resting }).start();
+      afterRunning.send({ type });
+      afterResting.send({ type });
+      expect(wire(afterResting.getSnapshot()), type).toBe(wire(afterRunning.getSnapshot()));
+      afterRunning.stop();
+      afterResting.stop();
+    }
+  });
+
+  it('a cancel of a task resting in the background fires the signal and ends it canceled at once, with its message', () => {
+    let aborted = 0;
+    const entered: { state: TaskState; message: unknown }[] = [];
+    const machine = taskMachine.provide({
+      actions: {
+        abortAgent: () => void aborted++,
+        stateEntered: ({ context }, p) => void entered.push({ state: p.state, message: context.cancelMessage }),
+      },
+    });
+    const actor = createActor(machine, { input: { taskId: 't' } }).start();
+    actor.send({ type: 'START' });
+    actor.send({ type: 'AGENT_DETACHED' });
+    actor.send({ type: 'CANCEL', message: 'server stopping' });
+    expect(aborted).toBe(1);
+    expect(actor.getSnapshot().value).toBe('canceled');
+    expect(entered.at(-1)).toEqual({ state: 'canceled', message: 'server stopping' });
+  });
+
+  it('a turn that continues in the background after a cancel ends canceled like any other', () => {
+    const actor = createActor(taskMachine, { input: { taskId: 't' } }).start();
+    actor.send({ type: 'START' });
+    actor.send({ type: 'CANCEL' });
+    actor.send({ type: 'AGENT_DETACHED' });
+    expect(actor.getSnapshot().value).toBe('canceled');
   });
 
   it('terminal states accept nothing', () => {

@@ -24,6 +24,21 @@ describe('testAgent', () => {
     expect((await t.get(asked.id, 1)).history).toHaveLength(1);
   });
 
+  it('serves a handler that continues in the background: working after send and stream, ended by cancel or by itself', async () => {
+    const sent = await t.send('background');
+    if (sent.kind !== 'task') throw new Error('expected a task');
+    expect(sent.status.state).toBe('working');
+    expect(sent.artifacts?.map((a) => a.artifactId)).toEqual(['started']);
+    expect((await t.get(sent.id)).status.state).toBe('working');
+    expect((await t.cancel(sent.id)).status.state).toBe('canceled');
+
+    const streamed = await t.stream('background 20');
+    const last = streamed.at(-1);
+    expect(last?.kind === 'status-update' && [last.status.state, last.final]).toEqual(['working', true]);
+    const id = streamed[0]?.kind === 'task' ? streamed[0].id : '';
+    await expect.poll(async () => (await t.get(id)).status.state).toBe('completed');
+  });
+
   it('activates extensions and passes acceptedOutputModes', async () => {
     const uri = 'https://example.com/ext/x/v1';
     const agent = defineAgent({

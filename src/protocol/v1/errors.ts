@@ -63,13 +63,19 @@ const TYPE_NAMES: Readonly<Record<string, string>> = {
   AuthenticatedExtendedCardNotConfiguredError: 'ExtendedAgentCardNotConfiguredError',
 };
 
-/** `TaskNotFoundError` -> `TASK_NOT_FOUND`. */
+/**
+ * `TaskNotFoundError` -> `TASK_NOT_FOUND`. v0.3 has no types for refused credentials or an
+ * unavailable server and calls them `InternalError`; their reason is their status's name
+ * instead (`UNAUTHENTICATED`), so a 401's ErrorInfo does not say the server failed.
+ */
 export const reasonOf = (err: A2AError): string =>
-  (TYPE_NAMES[err.entry.type] ?? err.entry.type)
-    .replace(/Error$/, '')
-    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
-    .replace(/JSONParse/, 'JSON_PARSE')
-    .toUpperCase();
+  err.entry.type === 'InternalError'
+    ? statusOf(err)[1]
+    : (TYPE_NAMES[err.entry.type] ?? err.entry.type)
+        .replace(/Error$/, '')
+        .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+        .replace(/JSONParse/, 'JSON_PARSE')
+        .toUpperCase();
 
 /** An error from another copy of the library with an entry this one lacks: a plain 500. */
 const statusOf = (err: A2AError): readonly [number, GrpcStatus] =>
