@@ -9,9 +9,9 @@
  *                      `working` until it is canceled: cancel, subscribe, push-config and
  *                      list-by-state tests all need a task that is still running, and the kit's
  *                      ListTasks helper waits for `TASK_STATE_WORKING`
- *   first seconds      a bare working status every 500 ms for 3 s, so a stream or a subscriber
- *                      sees events and the kit's SSE reads (timeout 2 x TCK_STREAMING_TIMEOUT)
- *                      do not starve
+ *   first seconds      a bare working status every 500 ms for 3 s, in the background, so a
+ *                      subscriber sees events and the kit's SSE reads (timeout
+ *                      2 x TCK_STREAMING_TIMEOUT) do not starve
  *   messageId test-subscribe-message-id* (and the older test-resubscribe-message-id*)
  *                      the same for at least 2 x TCK_STREAMING_TIMEOUT + 1 s (5 s by default),
  *                      so a subscriber that attaches after the first event still gets events
@@ -21,10 +21,9 @@
  * data scenarios: the Python reference SUT always completes, the Java one always stays working),
  * so this agent has no text commands; file, data and raw parts are accepted and echoed.
  *
- * BG-WORK: "stays working after the handler answers" needs `ctx.continueInBackground()` from
- * branch bg-work; see `continueInBackground` below, the one piece still missing. Until then the
- * handler simply keeps running, and a blocking send answers when SERVICE_BLOCKING_TIMEOUT runs
- * out (scripts/tck.sh sets 0.25 s) with the task as it stands: `working`, echo artifact included.
+ * "Stays working after the handler answers" is `ctx.continueInBackground()`: the turn ends right
+ * after the echo (a blocking send answers with the task `working` and its echo artifact, a stream
+ * closes with a `working` status marked final) while `keepWorking` goes on in the background.
  */
 import { defineAgent, pause, type AgentContext, type Part } from '../src/index.js';
 
@@ -53,18 +52,6 @@ function describe(part: Part): string {
 function untilCanceled(signal: AbortSignal): Promise<void> {
   if (signal.aborted) return Promise.resolve();
   return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
-}
-
-/**
- * BG-WORK: the one call this agent is waiting for. Once bg-work is on main, the body becomes
- * `ctx.continueInBackground(); return true;`: the turn then ends at once (a blocking send answers
- * with the task `working` and its echo artifact, a stream closes with a `working` status marked
- * final) while `keepWorking` goes on in the background; drop SERVICE_BLOCKING_TIMEOUT from
- * scripts/tck.sh then. Returns whether the task went to the background.
- */
-function continueInBackground(_ctx: AgentContext): boolean {
-  // >>> BG-WORK: ctx.continueInBackground(); return true;
-  return false;
 }
 
 /**
@@ -111,11 +98,9 @@ export default defineAgent({
       });
     }
     const subscribe = SUBSCRIBE_PREFIXES.some((prefix) => ctx.message.messageId.startsWith(prefix));
-    const work = keepWorking(ctx, subscribe ? SUBSCRIBE_LIVE_MS : LIVE_MS);
-    // In the background the handler returns and `work` runs on (a status after the task ended
-    // may throw: nothing to do then); without it, the turn itself keeps working (returning would
-    // complete the task) until a cancel ends `work`.
-    if (continueInBackground(ctx)) void work.catch(() => undefined);
-    else await work;
+    ctx.continueInBackground();
+    // The handler returns and the work runs on until a cancel (a status after the task ended may
+    // throw: nothing to do then).
+    void keepWorking(ctx, subscribe ? SUBSCRIBE_LIVE_MS : LIVE_MS).catch(() => undefined);
   },
 });
