@@ -186,6 +186,9 @@ export function defineTaskMachine<M = unknown, A = unknown>() {
               FAIL: '#task.failed',
               REJECT: '#task.rejected',
               CANCEL: { target: '#task.canceled', actions: ['rememberCancelMessage', 'abortAgent'] },
+              // A client's message starts a new turn, as on a paused task: `working` is entered
+              // again (its entry runs the handler). The runtime first stops the background work.
+              FOLLOW_UP: { target: '#task.working', reenter: true },
             },
           },
           cancelling: {

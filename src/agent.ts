@@ -131,8 +131,10 @@ export interface AgentContext {
    * until that work ends it through this same context (`complete`, `fail`, `reject`,
    * `requestInput`, `requestAuth`; `status` and `artifact` report progress meanwhile, to
    * subscribers, push and the store) or a client cancels it: the task ends `canceled` at once
-   * and `signal` fires, so the work should watch it. A follow-up message is refused meanwhile,
-   * as while a turn runs. A handler that throws after calling this still fails the task.
+   * and `signal` fires, so the work should watch it. A client's message on the task meanwhile
+   * starts a new turn of the handler, as on a paused task: `signal` fires first and the calls
+   * of the work left running are no longer taken. A handler that throws after calling this
+   * still fails the task.
    *
    * The task lives in this server's memory until it ends: a restart marks it failed, like any
    * task left working, so long work belongs in a store of its own.

@@ -13,7 +13,7 @@ import { withActivatedExtensions } from './extensions.js';
 import { createJsonRpcHandler, jsonRpcErrorReply, type JsonRpcHandler, type RpcId } from './jsonrpc.js';
 import type { CardEntry, Operations } from './operations.js';
 import { restError, toA2AError, type Reply } from './reply.js';
-import { createRestHandler, PUBLIC_REST_PATHS, resolveRestRoute, segmentsOf, type RestTarget } from './rest.js';
+import { createRestHandler, PUBLIC_REST_PATHS, resolveRestRoute, segmentsOf, type RestRequest, type RestTarget } from './rest.js';
 import type { RequestFacts } from '../observe/scope.js';
 import { isObject } from './params.js';
 import type { RestDialectName } from './rest-dialect.js';
@@ -156,6 +156,19 @@ export function createRouter(ops: Operations, logger: Logger, limits: RouterLimi
     return withExtensions(reply, extensions, req.headers);
   };
 
+  /** A REST request as both versions' route tables take it. */
+  const restRequestOf = (req: ProtocolRequest, incoming: IncomingRequest, body: unknown, caller: Caller | undefined): RestRequest => ({
+    method: req.method,
+    path: req.path,
+    query: req.query,
+    body,
+    request: incoming,
+    caller,
+    location: req,
+    lastEventId: req.headers['last-event-id'],
+    extensions: ops.activateExtensions(req.headers),
+  });
+
   const restCall = (
     req: ProtocolRequest,
     incoming: IncomingRequest,
@@ -165,22 +178,8 @@ export function createRouter(ops: Operations, logger: Logger, limits: RouterLimi
   ): Reply | Promise<Reply> => {
     if (!parsed.ok) return restError(parsed.error);
     if (!target) return restError(a2aError('invalidRequest', 'the path is not valid percent-encoding'));
-    const extensions = ops.activateExtensions(req.headers);
-    const reply = rest.handle(
-      {
-        method: req.method,
-        path: req.path,
-        query: req.query,
-        body: parsed.value,
-        request: incoming,
-        caller,
-        location: req,
-        lastEventId: req.headers['last-event-id'],
-        extensions,
-      },
-      target,
-    );
-    return withExtensions(reply, extensions, req.headers);
+    const request = restRequestOf(req, incoming, parsed.value, caller);
+    return withExtensions(rest.handle(request, target), request.extensions, req.headers);
   };
 
   const v1RestCall = (
@@ -191,22 +190,8 @@ export function createRouter(ops: Operations, logger: Logger, limits: RouterLimi
     caller: Caller | undefined,
   ): Reply | Promise<Reply> => {
     if (!parsed.ok) return restErrorV1(parsed.error);
-    const extensions = ops.activateExtensions(req.headers);
-    const reply = v1Rest.handle(
-      {
-        method: req.method,
-        query: req.query,
-        body: parsed.value,
-        request: incoming,
-        caller,
-        location: req,
-        lastEventId: req.headers['last-event-id'],
-        extensions,
-      },
-      req.path,
-      target,
-    );
-    return withExtensions(reply, extensions, req.headers);
+    const request = restRequestOf(req, incoming, parsed.value, caller);
+    return withExtensions(v1Rest.handle(request, target), request.extensions, req.headers);
   };
 
   /**

@@ -21,7 +21,9 @@ export interface TaskActorOptions {
 }
 
 /** Starts `live`'s actor, fresh or restored in `restoreState`. */
-export type ActorStarter = (live: LiveTask, restoreState?: TaskState) => void;
+/** A stored task's state to start its actor in: a wire state, or working with its turn over. */
+export type RestoreState = TaskState | { working: 'background' };
+export type ActorStarter = (live: LiveTask, restoreState?: RestoreState) => void;
 
 /** The message an event carries, if it is one of those that carry one. */
 const messageOf = (event: RuntimeTaskEvent): Message | undefined => ('message' in event ? event.message : undefined);

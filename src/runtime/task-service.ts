@@ -19,7 +19,7 @@ import { isInterruptedState, isTerminalState } from '../../machines/task.machine
 import { LocalCoordinator, type Coordinator } from './coordinator.js';
 import type { TaskEventLog } from './event-log.js';
 import { MessageIndex } from './message-index.js';
-import { taskActorStarter, type ActorStarter } from './task-actors.js';
+import { taskActorStarter, type ActorStarter, type RestoreState } from './task-actors.js';
 import { LiveTask, type PersistMode, type TurnOptions, type TurnOutcome } from './live-task.js';
 import { NO_STRINGS } from '../a2a/empty.js';
 import { LiveTasks } from './live-tasks.js';
@@ -67,6 +67,8 @@ export type SendResult = { kind: 'task'; task: Task; json?: string } | { kind: '
 export type StartedTurn = { kind: 'existing'; task: Task } | { kind: 'live'; live: LiveTask };
 
 const TASK_ELSEWHERE = 'the task is being continued on another replica';
+/** Where the actor of a task set aside from the background starts, to take the message. */
+const RESTING: RestoreState = { working: 'background' };
 
 /**
  * What the handler learns of the request besides its message. Nothing is built for the common
@@ -320,7 +322,11 @@ export class TaskService {
     if (!found) throw a2aError('taskNotFound', shown(taskId));
     if (message.contextId && message.contextId !== found.contextId) throw a2aError('contextMismatch');
     if (knownTaskId === taskId) return { kind: 'existing', task: found };
-    this.assertAcceptsMessages(found);
+    // A task resting in the background takes a message as a paused one does: its background
+    // work stops, and it is continued from the store like a paused task.
+    const resting = this.live.running(taskId);
+    const resumed = resting?.inBackground === true && (await this.effects.setAside(resting));
+    if (!resumed) this.assertAcceptsMessages(found);
     if (this.live.has(taskId)) throw a2aError('taskNotAcceptingMessages', 'task is working');
     // Exactly one replica continues a paused task: the one that takes its lease.
     if (!(await this.ownership.claim(taskId))) throw a2aError('taskNotAcceptingMessages', TASK_ELSEWHERE);
@@ -329,7 +335,7 @@ export class TaskService {
       // Read again under the lease: another replica may have continued it meanwhile.
       const fresh = await this.opts.store.getTask(taskId, owner);
       if (!fresh) throw a2aError('taskNotFound', shown(taskId));
-      this.assertAcceptsMessages(fresh);
+      if (!resumed || fresh.status.state !== 'working') this.assertAcceptsMessages(fresh);
       if (this.live.has(taskId)) throw a2aError('taskNotAcceptingMessages', 'task is working');
       await this.registerInlinePush(taskId, params);
       if (this.live.has(taskId)) throw a2aError('taskNotAcceptingMessages', 'task is working');
@@ -344,13 +350,14 @@ export class TaskService {
     const live = new LiveTask(task, stored, { firstTurn: false, mode, caller, turn });
     live.exposed = true;
     this.admit(live, scope, message.messageId);
-    this.startActor(live, state);
+    this.startActor(live, resumed ? RESTING : state);
     // A streaming follow-up shows the task as its message found it, then the turn's events.
     if (mode === 'stream') live.initialSnapshot = taskView(task);
     live.actor.send({ type: 'FOLLOW_UP' });
     return { kind: 'live', live };
   }
 
+  /** Messages are taken by paused tasks, and by working ones resting in the background (see continueTask). */
   private assertAcceptsMessages(task: Task): void {
     const state = task.status.state;
     if (isTerminalState(state)) throw a2aError('taskTerminal', `task is ${state}`);

@@ -386,6 +386,38 @@ export class TurnEffects {
     );
   }
 
+  /**
+   * A client's message came for a task resting in the background: its background work is told to
+   * stop (the signal fires, and its later calls are not taken) and the task leaves memory as a
+   * paused task does, stored as it stands, so that the message continues it as a new turn.
+   * Resolves once it has left; false when it was not resting any more or could not be stored.
+   */
+  setAside(live: LiveTask): Promise<boolean> {
+    if (!live.inBackground || !live.beginEnding()) return Promise.resolve(false);
+    let written: Promise<boolean>;
+    try {
+      live.abortTurn();
+      this.deps.writer.cancelFlush(live);
+      // No event ends this turn: the next one numbers its events on from the last.
+      (live.task.metadata ??= {})[EVENT_SEQ_KEY] = this.deps.events.lastSeq(live.id);
+      written = this.deps.writer.writeFinal(live);
+    } catch (err) {
+      this.turnEndFailed(live, err);
+      return Promise.resolve(false);
+    }
+    return written.then(
+      (stored) => {
+        if (!stored) this.deps.logger.error('store.final_write_lost', { taskId: live.id, state: live.task.status.state });
+        this.leave(live);
+        return stored;
+      },
+      (err: unknown) => {
+        this.turnEndFailed(live, err);
+        return false;
+      },
+    );
+  }
+
   /** The final write is over (`stored` or lost): the end is told, then the task leaves. */
   private finalWritten(live: LiveTask, stored: boolean): void {
     try {

@@ -6,7 +6,7 @@
  * transports (and both front ends: vitest.config.ts runs this file on node:http too).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, eventually, rpcCall, TRANSPORTS, userMessage, type Json } from '../support/a2a.js';
+import { client, eventually, TRANSPORTS, userMessage, type Json } from '../support/a2a.js';
 import { startServer, STORE_KINDS, tempDir, type TestServer } from '../support/server.js';
 import { streamMessage, subscribe, summarize } from '../support/streams.js';
 import backgroundAgent, { backgroundWork, type BackgroundWork } from '../support/agents/background-agent.js';
@@ -152,14 +152,26 @@ describe('a task whose handler continues in the background', () => {
     }
   });
 
-  it('a follow-up message on the resting task is refused, as during a turn', async () => {
-    const id = (await client(server.url, 'jsonrpc').send({ message: userMessage('followed up') })).result.id;
-    const followUp = await rpcCall(server.url, 'message/send', { message: userMessage('more', { taskId: id }) });
-    expect(followUp.error?.code).toBe(-32602);
-    expect(followUp.error?.message).toMatch(/working/);
-    workOf(id).ctx.fail('stopped by the test');
+  it('a follow-up message on the resting task starts a new turn; the work left before is told to stop', async () => {
+    const a2a = client(server.url, 'jsonrpc');
+    const id = (await a2a.send({ message: userMessage('followed up') })).result.id;
+    const first = workOf(id);
+    const followUp = await a2a.send({ message: userMessage('more', { taskId: id }) });
+    expect(followUp.status).toBe(200);
+    const task = followUp.result;
+    expect(task.id).toBe(id);
+    expect(task.status.state).toBe('working');
+    expect(task.artifacts[0].parts[0].text).toBe('started: more');
+    expect(task.history.filter((m: Json) => m.role === 'user').map((m: Json) => m.parts[0].text)).toEqual(['followed up', 'more']);
+    await first.aborted;
+    const second = workOf(id);
+    expect(second).not.toBe(first);
+    // The set-aside work's calls are not taken; the new turn's work ends the task.
+    first.ctx.complete('too late');
+    expect((await a2a.get(id)).result.status.state).toBe('working');
+    second.ctx.complete('done');
     await idle(server);
-    expect((await server.store.getTask(id))?.status.state).toBe('failed');
+    expect((await server.store.getTask(id))?.status.state).toBe('completed');
   });
 
   it('a handler that throws after continuing in the background still fails the task', async () => {

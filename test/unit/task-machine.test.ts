@@ -46,7 +46,8 @@ const SPEC_TABLE = new Set([
   // A handler that continues in the background ends its turn and leaves the task working…
   `working|${AGENT_DETACHED}|working`,
   `working|${AGENT_DETACHED}|canceled`, // …unless a cancel came first;
-  'working|CANCEL|canceled', // resting, it has no handler to wait for: a cancel ends it at once
+  'working|CANCEL|canceled', // resting, it has no handler to wait for: a cancel ends it at once,
+  'working|FOLLOW_UP|working', // and a client's message starts a new turn
   'input-required|FOLLOW_UP|working',
   'auth-required|FOLLOW_UP|working',
   'input-required|CANCEL|canceled',
@@ -135,8 +136,8 @@ describe('task machine', () => {
     actor.send({ type: 'AGENT_DETACHED' });
     expect(actor.getSnapshot().value).toEqual({ working: 'background' });
     expect(detached).toBe(1);
-    // No turn runs: nothing settles again, and a follow-up is not taken.
-    for (const type of ['AGENT_DONE', 'AGENT_DETACHED', 'FOLLOW_UP', 'START'] as const)
+    // No turn runs: nothing settles again.
+    for (const type of ['AGENT_DONE', 'AGENT_DETACHED', 'START'] as const)
       expect(actor.getSnapshot().can({ type }), type).toBe(false);
     for (const type of ['STATUS', 'ARTIFACT'] as const) {
       actor.send({ type });
@@ -145,6 +146,29 @@ describe('task machine', () => {
     actor.send({ type: 'COMPLETE' });
     expect(actor.getSnapshot().value).toBe('completed');
     expect(entered).toEqual(['submitted', 'working', 'completed']);
+  });
+
+  it('a follow-up message to a task resting in the background starts a new turn', () => {
+    const entered: TaskState[] = [];
+    let turns = 0;
+    const machine = taskMachine.provide({
+      actions: { stateEntered: (_a, p) => void entered.push(p.state), startAgentTurn: () => void turns++ },
+    });
+    const actor = createActor(machine, { input: { taskId: 't' } }).start();
+    actor.send({ type: 'START' });
+    actor.send({ type: 'AGENT_DETACHED' });
+    actor.send({ type: 'FOLLOW_UP' });
+    expect(actor.getSnapshot().value).toEqual({ working: 'running' });
+    expect(turns).toBe(2);
+    expect(entered).toEqual(['submitted', 'working', 'working']);
+    // A task restored resting (it left memory to take the message) takes it the same way.
+    const restored = createActor(machine, {
+      input: { taskId: 'r' },
+      snapshot: machine.resolveState({ value: { working: 'background' }, context: { taskId: 'r' } }),
+    }).start();
+    restored.send({ type: 'FOLLOW_UP' });
+    expect(restored.getSnapshot().value).toEqual({ working: 'running' });
+    expect(turns).toBe(3);
   });
 
   it('every agent call a running turn takes is taken in the background too, to the same state', () => {

@@ -8,9 +8,8 @@
  * tenant selects nothing: requests with and without one reach the same tasks, and who may see a
  * task is decided by the caller's credentials alone. A tenant is echoed where v1.0 returns it.
  */
-import type { IncomingRequest } from '../../agent.js';
 import type { AuthGate } from '../../auth/gate.js';
-import type { Caller, Operation } from '../../auth/types.js';
+import type { Operation } from '../../auth/types.js';
 import { a2aError, shown } from '../../a2a/errors.js';
 import type { Logger } from '../../log.js';
 import type { TaskFeed } from '../../runtime/task-feed.js';
@@ -18,7 +17,7 @@ import { toJsonText } from '../json-text.js';
 import type { Operations } from '../operations.js';
 import { isObject } from '../params.js';
 import { toA2AError, type Reply } from '../reply.js';
-import { match, queryParams, type Captures } from '../rest.js';
+import { match, queryParams, type Captures, type RestRequest } from '../rest.js';
 import { A2A_JSON, restErrorV1 } from './errors.js';
 import { sendResultValue, V1_RPC_NAMES } from './jsonrpc.js';
 import {
@@ -32,18 +31,7 @@ import {
 } from './wire-in.js';
 import { v1PushConfig, v1SendResponse, v1StreamResponse, v1Task, v1TaskList } from './wire-out.js';
 
-export interface V1RestRequest {
-  method: string;
-  query: string;
-  body: unknown;
-  request: IncomingRequest;
-  caller: Caller | undefined;
-  location: { readonly baseUrl: string };
-  lastEventId: string | undefined;
-  extensions: readonly string[];
-}
-
-type Route = (req: V1RestRequest, ops: Operations, match: Captures, tenant: string | undefined) => Promise<Reply>;
+type Route = (req: RestRequest, ops: Operations, match: Captures, tenant: string | undefined) => Promise<Reply>;
 
 interface RouteEntry {
   method: string;
@@ -59,7 +47,7 @@ const stream = async (feed: Promise<TaskFeed>): Promise<Reply> => ({
   feed: await feed,
   frame: (event) => JSON.stringify(v1StreamResponse(event)),
 });
-const body = (r: V1RestRequest): Record<string, unknown> => (isObject(r.body) ? r.body : {});
+const body = (r: RestRequest): Record<string, unknown> => (isObject(r.body) ? r.body : {});
 
 const subscribe: Route = (r, ops, m) => stream(ops.resubscribe(taskIdParamsOf({ id: m.id }), r.lastEventId, r.caller));
 
@@ -180,7 +168,8 @@ export const isV1RestPath = (segments: string[]): boolean => {
 export function createV1RestHandler(ops: Operations, logger: Logger, gate?: AuthGate) {
   return {
     /** Not async: without an authorization to wait for, the route's own promise carries the answer. */
-    handle(req: V1RestRequest, path: string, target: V1RestTarget): Promise<Reply> {
+    handle(req: RestRequest, target: V1RestTarget): Promise<Reply> {
+      const { path } = req;
       const { route } = target;
       if (!route) {
         const detail = target.wrongMethod ? `${req.method} is not allowed on ${shown(path)}` : `no route ${req.method} ${shown(path)}`;
