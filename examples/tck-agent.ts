@@ -15,7 +15,9 @@
  *   messageId test-subscribe-message-id* (and the older test-resubscribe-message-id*)
  *                      the same for at least 2 x TCK_STREAMING_TIMEOUT + 1 s (5 s by default),
  *                      so a subscriber that attaches after the first event still gets events
- *   cancel             the handler stops at once; the task ends `canceled`
+ *   follow-up message  (one on the task while it works in the background) a new turn: the old
+ *                      work's signal fires, the text is appended to `echo`, the task keeps working
+ *   cancel             the background work stops; the task ends `canceled`
  *
  * The kit's tests trigger nothing by text (no input-required, failure, direct-message, file or
  * data scenarios: the Python reference SUT always completes, the Java one always stays working),
@@ -93,7 +95,7 @@ export default defineAgent({
         artifactId: 'echo',
         name: 'echo',
         parts: [{ kind: 'text', text: lines.join('\n') || '(empty message)' }],
-        // A follow-up (when the server lets one reach a working task) adds to the same artifact.
+        // A follow-up message (a new turn on the working task) adds to the same artifact.
         append: ctx.history.length > 1 && ctx.artifacts.some((a) => a.artifactId === 'echo'),
       });
     }
