@@ -246,7 +246,9 @@ export function createRouter(ops: Operations, logger: Logger, limits: RouterLimi
     const hasBody = req.method === 'POST' || req.method === 'PUT';
     const isA2ABody = hasBody && (isRpc || isV03Rest || v1Target !== undefined);
     const parsed: ParsedBody = hasBody ? parseBody(req.body, limits) : { ok: true, value: {} };
-    const isV1Rpc = isRpc && (asked === '1.0' || (asked === undefined && parsed.ok && v1Rpc.isMethod(parsed.value)));
+    // A refused header is answered in the shape the request has without it (as on REST).
+    const versionFromBody = asked === undefined || badVersion !== undefined;
+    const isV1Rpc = isRpc && (asked === '1.0' || (versionFromBody && parsed.ok && v1Rpc.isMethod(parsed.value)));
     const rpcHandler = isV1Rpc ? v1Rpc : rpc;
     const rpcRefusal = (id: RpcId, err: A2AError) => jsonRpcErrorReply(id, err, isV1Rpc ? V1_RPC : undefined);
     const badType = isA2ABody ? mediaTypeError(req) : undefined;
