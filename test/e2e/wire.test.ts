@@ -60,6 +60,17 @@ describe('wire rules', () => {
       expect(r.body).toMatchObject({ jsonrpc: '2.0', id: 3, error: { code: -32009 } });
     });
 
+    it('an unsupported version with a v1.0 method is refused in v1.0 shape (415 included)', async () => {
+      const body = JSON.stringify({ jsonrpc: '2.0', id: 6, method: 'SendMessage', params: {} });
+      const errorInfo = (reason: string) => [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason, domain: 'a2a-protocol.org' }];
+      const refused = await rawRpc(server.url, body, { 'A2A-Version': '0.2' });
+      expect(refused.status).toBe(400);
+      expect(refused.body).toMatchObject({ id: 6, error: { code: -32009, data: errorInfo('VERSION_NOT_SUPPORTED') } });
+      const badType = await rawRpc(server.url, body, { 'A2A-Version': '0.2', 'content-type': 'text/plain' });
+      expect(badType.status).toBe(415);
+      expect(badType.body).toMatchObject({ error: { code: -32005, data: errorInfo('CONTENT_TYPE_NOT_SUPPORTED') } });
+    });
+
     it.each(['/.well-known/agent-card.json', '/.well-known/agent.json', '/'])(
       'the discovery card at %s is served whatever A2A-Version asks for',
       async (path) => {

@@ -26,14 +26,14 @@ export const RPC_METHODS = [
 /** JSON text: the text of a generated value, or a value nested `levels` deep around it. */
 export type JsonText = string;
 
-const oddString = fc.oneof(
+export const oddString = fc.oneof(
   fc.string({ maxLength: 40 }),
   fc.string({ unit: 'binary', maxLength: 40 }),
   fc.constantFrom('', ' ', '\u0000', '\ud800', '\udfff', '\u202e', '💥', 'ﬀ', '\r\n', '"', '\\', '../..', '%00', ...PROTOTYPE_NAMES),
   fc.integer({ min: 1000, max: 200_000 }).map((n) => 'x'.repeat(n)),
 );
 
-const oddNumber = fc.oneof(
+export const oddNumber = fc.oneof(
   fc.integer(),
   fc.double({ noNaN: true, noDefaultInfinity: true }),
   fc.constantFrom(0, -0, -1, 1e308, -1e308, 2 ** 53, 0.5, 101, 100, 1),
@@ -58,7 +58,7 @@ export const deepText = fc
   .map(({ levels, objects }) => (objects ? '{"a":'.repeat(levels) + '1' + '}'.repeat(levels) : '['.repeat(levels) + ']'.repeat(levels)));
 
 /** JSON text of a free-form value: ordinary, or nested deeply. */
-const freeFormText = fc.oneof(
+export const freeFormText = fc.oneof(
   { weight: 3, arbitrary: jsonValue.map((v) => JSON.stringify(v) ?? 'null') },
   { weight: 1, arbitrary: deepText },
 );
@@ -195,24 +195,51 @@ export const idParamsText = (knownIds: string[]) =>
     })
     .map((p) => `{"id":${p.id},"taskId":${p.id}${p.extra ? `,${p.extra}` : ''}}`);
 
-/** A JSON-RPC request body as text: envelopes valid or not, any method, any params. */
-export const rpcBodyText = (knownIds: string[]) =>
-  fc
+/** Another protocol version's JSON-RPC: its method names and its params. */
+export interface RpcDialect {
+  methods: readonly string[];
+  params: fc.Arbitrary<JsonText>;
+}
+
+/**
+ * A JSON-RPC request body as text: envelopes valid or not, any method, any params. With
+ * `other`, half the bodies are that version's, now and then with the other version's params.
+ */
+export const rpcBodyText = (knownIds: string[], other?: RpcDialect) => {
+  const v03Params = fc.oneof(
+    { weight: 4, arbitrary: sendParamsText },
+    { weight: 3, arbitrary: validSendWithOddContent },
+    { weight: 4, arbitrary: idParamsText(knownIds) },
+    { weight: 1, arbitrary: freeFormText },
+  );
+  const v03Call = fc.record({
+    method: fc.oneof(
+      { weight: 6, arbitrary: fc.constantFrom(...RPC_METHODS) },
+      { weight: 2, arbitrary: fc.constantFrom(...PROTOTYPE_NAMES) },
+      { weight: 1, arbitrary: fc.string({ maxLength: 20 }) },
+    ),
+    params: v03Params,
+  });
+  const call = other
+    ? fc.oneof(
+        v03Call,
+        fc.record({
+          method: fc.constantFrom(...other.methods),
+          params: fc.oneof({ weight: 5, arbitrary: other.params }, { weight: 1, arbitrary: v03Params }),
+        }),
+      )
+    : v03Call;
+  return fc
     .record({
-      jsonrpc: fc.constantFrom('"2.0"', '"2.0"', '"2.0"', '"1.0"', '2', undefined),
-      id: fc.constantFrom('1', '"abc"', 'null', undefined, '{}', '[1]', '1.5', 'true'),
-      method: fc.oneof(
-        { weight: 6, arbitrary: fc.constantFrom(...RPC_METHODS) },
-        { weight: 2, arbitrary: fc.constantFrom(...PROTOTYPE_NAMES) },
-        { weight: 1, arbitrary: fc.string({ maxLength: 20 }) },
+      // Mostly a valid envelope, so that most bodies reach their method.
+      jsonrpc: fc.oneof({ weight: 6, arbitrary: fc.constant('"2.0"') }, { weight: 1, arbitrary: fc.constantFrom('"1.0"', '2', undefined) }),
+      id: fc.oneof(
+        { weight: 6, arbitrary: fc.constantFrom('1', '"abc"', 'null', undefined) },
+        { weight: 1, arbitrary: fc.constantFrom('{}', '[1]', '1.5', 'true') },
       ),
-      params: fc.oneof(
-        { weight: 4, arbitrary: sendParamsText },
-        { weight: 3, arbitrary: validSendWithOddContent },
-        { weight: 4, arbitrary: idParamsText(knownIds) },
-        { weight: 1, arbitrary: freeFormText },
-      ),
+      call,
     })
+    .map(({ jsonrpc, id, call: { method, params } }) => ({ jsonrpc, id, method, params }))
     .chain((r) =>
       fc.oneof(
         {
@@ -230,10 +257,20 @@ export const rpcBodyText = (knownIds: string[]) =>
         },
         {
           weight: 1,
-          arbitrary: fc.constantFrom('[]', '[{"jsonrpc":"2.0","id":1,"method":"tasks/list"}]', '{', 'null', '"str"', '{"jsonrpc":"2.0"'),
+          arbitrary: fc.constantFrom(
+            '[]',
+            '[{"jsonrpc":"2.0","id":1,"method":"tasks/list"}]',
+            '[{"jsonrpc":"2.0","id":1,"method":"ListTasks"}]',
+            '{',
+            'null',
+            '"str"',
+            '{"jsonrpc":"2.0"',
+            '{"jsonrpc":"2.0","id":1,"method":"SendMessage"',
+          ),
         },
       ),
     );
+};
 
 export interface RestRequest {
   method: string;
@@ -320,11 +357,13 @@ export const requestHeaders = fc.record({
     'application/json',
     'application/json; charset=utf-8',
     'application/a2a+json',
+    'application/a2a+json; charset=utf-8',
+    'application/a2a+json',
     'text/plain',
     'application/x-www-form-urlencoded',
     undefined,
   ),
-  'a2a-version': fc.constantFrom(undefined, undefined, '0.3', '0.3.0', '1.0', 'abc', ''),
+  'a2a-version': fc.constantFrom(undefined, undefined, undefined, '0.3', '0.3.0', '1.0', '1.0', '1.1', '', 'abc', '2.0'),
   'last-event-id': fc.constantFrom(undefined, undefined, '1', '-1', 'abc', '99999999999999999999'),
 });
 

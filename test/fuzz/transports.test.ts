@@ -1,8 +1,11 @@
 /**
  * Property-based fuzzing of both transports of a real server on 127.0.0.1 (fast-check, fixed
- * seed, bounded runs; FUZZ_RUNS raises the count). Whatever arrives:
+ * seed, bounded runs; FUZZ_RUNS raises the count), in A2A v0.3 and v1.0 input alike. Whatever
+ * arrives:
  *   1. no 5xx but the documented 503, and no hang;
- *   2. every error has its transport's shape and a known code (SSE error events too);
+ *   2. it is served in the version README "Protocol versions" names (versions.ts), and every
+ *      answer has that version's shape: errors in their transport's shape with a known code
+ *      (SSE error events too), v1.0 results without `kind`, v1.0 stream events StreamResponses;
  *   3. the server is healthy after every case;
  *   4. tasks stored before are unchanged by anything it refused.
  */
@@ -12,6 +15,19 @@ import { client, userMessage, type Json } from '../support/a2a.js';
 import { startServer, STORE_KINDS, type TestServer } from '../support/server.js';
 import { parseResponses, rawExchange } from '../support/raw-http.js';
 import { rawFraming, requestHeaders, rpcBodyText, restRequest, type RestRequest } from './arbitraries.js';
+import { v1ParamsText, v1RestRequest, V1_RPC_METHODS } from './arbitraries-v1.js';
+import { expectStreamResponse, expectV1RestError, expectV1Result, expectV1RpcErrorData } from './v1-shapes.js';
+import {
+  isCardPath,
+  isV1Route,
+  METHODS,
+  methodOf,
+  restVersion,
+  rpcVersion,
+  STREAMING_METHODS,
+  type Served,
+  type Version,
+} from './versions.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? '400');
 const SEED = 20_261_123;
@@ -62,7 +78,6 @@ function expectKnownError(error: Json, status: number, where: string): void {
   if (error.code === -32603) expect([401, 503], `${where}: an internal error`).toContain(status);
 }
 
-const STREAMING_METHODS = new Set(['message/stream', 'message/sendStream', 'tasks/resubscribe']);
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 
 /** Property 2 for content types: an A2A body that does not say it is JSON is 415, whatever it holds. */
@@ -72,33 +87,47 @@ function expectMediaTypeRule(a: Answer, contentType: string | undefined, body: s
   else expect(a.status, where).not.toBe(415);
 }
 
-/** The method a JSON-RPC body names, if it can be read. */
-function methodOf(body: string): unknown {
-  try {
-    return (JSON.parse(body) as Json)?.method;
-  } catch {
-    return undefined;
-  }
+/** An unsupported `A2A-Version` is refused before anything but the media type is looked at. */
+function expectVersionRefusal(a: Answer, served: Served, code: number | undefined, reason: string | undefined, where: string): void {
+  if (!served.unsupportedHeader || a.status === 415) return;
+  expect(a.status, `${where}: unsupported A2A-Version`).toBe(400);
+  if (served.version === '1.0') expect(reason, where).toBe('VERSION_NOT_SUPPORTED');
+  else expect(code, where).toBe(-32009);
+}
+
+/** Property 2 for a JSON-RPC error member: v0.3's `{code, message, data?}`, v1.0's with typed `data`. */
+function expectRpcError(error: Json, status: number, version: Version, where: string): void {
+  expectKnownError(error, status, where);
+  if (version === '1.0') expectV1RpcErrorData(error, where);
+  else expect(Array.isArray(error.data), `${where}: v1.0's typed data in v0.3`).toBe(false);
 }
 
 /** Properties 1 and 2 for an answer at the JSON-RPC endpoint. */
-function checkRpcAnswer(a: Answer, body: string, contentType: string | undefined): void {
-  const where = `POST / ${body.slice(0, 300)} -> ${a.status} ${a.text.slice(0, 300)}`;
+function checkRpcAnswer(a: Answer, body: string, headers: Record<string, string | undefined>): void {
+  const served = rpcVersion(body, headers['a2a-version']);
+  const { version } = served;
+  const where = `POST / v${version} ${body.slice(0, 300)} -> ${a.status} ${a.text.slice(0, 300)}`;
   expect(a.status < 500 || a.status === 503, where).toBe(true);
-  expectMediaTypeRule(a, contentType, body, where);
+  expectMediaTypeRule(a, headers['content-type'], body, where);
+  const method = methodOf(body) as string;
   if (a.status === 204) {
+    // A notification carried out: only one of this version's methods can be.
+    expect(served.unsupportedHeader, where).toBe(false);
+    expect(METHODS[version].has(method), where).toBe(true);
     expect(a.text, where).toBe('');
     return;
   }
   if (a.contentType.startsWith('text/event-stream')) {
-    // Only a streaming method streams (a method named `constructor` once did).
-    expect(STREAMING_METHODS.has(methodOf(body) as string), where).toBe(true);
+    // Only a streaming method of the version served streams (a method named `constructor` once did).
+    expect(served.unsupportedHeader, where).toBe(false);
+    expect(STREAMING_METHODS[version].has(method), where).toBe(true);
     expect(a.status, where).toBe(200);
     for (const line of a.text.split('\n')) {
       if (!line.startsWith('data: ')) continue;
       const event: Json = JSON.parse(line.slice(6));
       expect(event.jsonrpc, where).toBe('2.0');
-      if (event.error) expectKnownError(event.error, 200, where);
+      if (event.error) expectRpcError(event.error, 200, version, where);
+      else if (version === '1.0') expectStreamResponse(event.result, where);
       else expect(event.result, where).toBeDefined();
     }
     return;
@@ -108,32 +137,77 @@ function checkRpcAnswer(a: Answer, body: string, contentType: string | undefined
   expect(reply.jsonrpc, where).toBe('2.0');
   expect('id' in reply, where).toBe(true);
   if (reply.error) {
-    expectKnownError(reply.error, a.status, where);
+    expectRpcError(reply.error, a.status, version, where);
     expect([200, 400, 401, 413, 415, 503], where).toContain(a.status);
+    expectVersionRefusal(a, served, reply.error.code, reply.error.data?.[0]?.reason, where);
   } else {
+    expect(served.unsupportedHeader, where).toBe(false);
     expect(a.status, where).toBe(200);
     expect('result' in reply, where).toBe(true);
+    // An explicit header wins: v0.3 names are -32601 in v1.0, and v1.0 names in v0.3.
+    expect(METHODS[version].has(method), where).toBe(true);
+    if (version === '1.0') expectV1Result(reply.result, where);
   }
 }
 
 /** Properties 1 and 2 for a REST answer. */
-function checkRestAnswer(a: Answer, req: RestRequest, contentType: string | undefined): void {
+function checkRestAnswer(a: Answer, req: RestRequest, headers: Record<string, string | undefined>): void {
+  // As the client sent it: `..` segments resolved, the query apart.
+  const pathname = new URL(req.path, 'http://127.0.0.1').pathname;
   // `POST /` is the JSON-RPC endpoint, whatever the generator meant.
-  if (req.method === 'POST' && req.path === '/') {
-    checkRpcAnswer(a, req.body ?? '', contentType);
+  if (req.method === 'POST' && pathname === '/') {
+    checkRpcAnswer(a, req.body ?? '', headers);
     return;
   }
-  const where = `${req.method} ${req.path.slice(0, 200)} ${req.body?.slice(0, 200) ?? ''} -> ${a.status} ${a.text.slice(0, 300)}`;
+  const contentType = headers['content-type'];
+  // HEAD answers as GET, with no body.
+  const card = (req.method === 'GET' || req.method === 'HEAD') && isCardPath(pathname);
+  const served = restVersion(pathname, headers['a2a-version']);
+  const { version } = served;
+  const where = `${req.method} ${req.path.slice(0, 200)} v${card ? 'any' : version} ${req.body?.slice(0, 200) ?? ''} -> ${a.status} ${a.text.slice(0, 300)}`;
   expect(a.status < 500 || a.status === 503, where).toBe(true);
-  if (req.method === 'POST' && req.path.startsWith('/v1/')) expectMediaTypeRule(a, contentType, req.body, where);
+  if (card) {
+    // The discovery card answers whatever the header says.
+    expect(a.status, where).toBe(200);
+    if (req.method === 'HEAD') expect(a.text, where).toBe('');
+    else expect(JSON.parse(a.text).name, where).toBeTypeOf('string');
+    return;
+  }
+  // An A2A body: every body sent to v1.0, and v0.3's under /v1.
+  const hasBody = req.method === 'POST' || req.method === 'PUT';
+  if (hasBody && (version === '1.0' || pathname.startsWith('/v1/'))) expectMediaTypeRule(a, contentType, req.body, where);
+  if (a.status < 300) {
+    expect(served.unsupportedHeader, where).toBe(false);
+    // Only a route of the version served succeeds (HEAD answers as GET).
+    const method = req.method === 'HEAD' ? 'GET' : req.method;
+    if (version === '1.0') expect(isV1Route(pathname, method), `${where}: not a v1.0 route`).toBe(true);
+    else expect(pathname.startsWith('/v1/'), `${where}: not a v0.3 route`).toBe(true);
+  }
   if (req.method === 'HEAD' || a.status === 204) {
     expect(a.text, where).toBe('');
     return;
   }
   if (a.contentType.startsWith('text/event-stream')) {
-    expect(/:stream$|:subscribe$/.test(req.path.split('?')[0] ?? ''), where).toBe(true);
+    expect(/:stream$|:subscribe$/.test(pathname), where).toBe(true);
     expect(a.status, where).toBe(200);
-    for (const line of a.text.split('\n')) if (line.startsWith('data: ')) expect(JSON.parse(line.slice(6)).kind, where).toBeDefined();
+    for (const line of a.text.split('\n')) {
+      if (!line.startsWith('data: ')) continue;
+      const event: Json = JSON.parse(line.slice(6));
+      if (version === '0.3') expect(event.kind, where).toBeDefined();
+      else if (event.error) expectV1RestError(event, undefined, where);
+      else expectStreamResponse(event, where);
+    }
+    return;
+  }
+  if (version === '1.0') {
+    expect(a.contentType, where).toBe('application/a2a+json');
+    const answer: Json = JSON.parse(a.text);
+    if (a.status >= 400) {
+      const reason = expectV1RestError(answer, a.status, where);
+      expectVersionRefusal(a, served, undefined, reason, where);
+    } else {
+      expectV1Result(answer, where);
+    }
     return;
   }
   if (a.status >= 400) {
@@ -141,6 +215,7 @@ function checkRestAnswer(a: Answer, req: RestRequest, contentType: string | unde
     const error: Json = JSON.parse(a.text);
     expectKnownError(error, a.status, where);
     expect(typeof error.error, where).toBe('string');
+    expectVersionRefusal(a, served, error.code, undefined, where);
   } else if (a.text !== '') {
     JSON.parse(a.text);
   }
@@ -186,8 +261,8 @@ describe.each(STORE_KINDS)('fuzzing both transports (%s store)', (storeKind) => 
   it(`JSON-RPC: ${RUNS} generated requests`, async () => {
     const ids = [...before.keys()];
     await fc.assert(
-      fc.asyncProperty(rpcBodyText(ids), requestHeaders, async (body, headers) => {
-        checkRpcAnswer(await send(`${server.url}/`, 'POST', headers, body), body, headers['content-type']);
+      fc.asyncProperty(rpcBodyText(ids, { methods: V1_RPC_METHODS, params: v1ParamsText(ids) }), requestHeaders, async (body, headers) => {
+        checkRpcAnswer(await send(`${server.url}/`, 'POST', headers, body), body, headers);
         await healthy();
       }),
       { seed: SEED, numRuns: RUNS, endOnFailure: true },
@@ -198,8 +273,8 @@ describe.each(STORE_KINDS)('fuzzing both transports (%s store)', (storeKind) => 
   it(`HTTP+JSON: ${RUNS} generated requests`, async () => {
     const ids = [...before.keys()];
     await fc.assert(
-      fc.asyncProperty(restRequest(ids), requestHeaders, async (req, headers) => {
-        checkRestAnswer(await send(`${server.url}${req.path}`, req.method, headers, req.body), req, headers['content-type']);
+      fc.asyncProperty(fc.oneof(restRequest(ids), v1RestRequest(ids)), requestHeaders, async (req, headers) => {
+        checkRestAnswer(await send(`${server.url}${req.path}`, req.method, headers, req.body), req, headers);
         await healthy();
       }),
       { seed: SEED + 1, numRuns: RUNS, endOnFailure: true },

@@ -137,8 +137,7 @@ describe('task machine', () => {
     expect(actor.getSnapshot().value).toEqual({ working: 'background' });
     expect(detached).toBe(1);
     // No turn runs: nothing settles again.
-    for (const type of ['AGENT_DONE', 'AGENT_DETACHED', 'START'] as const)
-      expect(actor.getSnapshot().can({ type }), type).toBe(false);
+    for (const type of ['AGENT_DONE', 'AGENT_DETACHED', 'START'] as const) expect(actor.getSnapshot().can({ type }), type).toBe(false);
     for (const type of ['STATUS', 'ARTIFACT'] as const) {
       actor.send({ type });
       expect(actor.getSnapshot().value).toEqual({ working: 'background' });
