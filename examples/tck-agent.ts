@@ -1,6 +1,6 @@
 /**
  * The reference agent for the official A2A conformance kit (a2aproject/a2a-tck, v1.0 line):
- * `scripts/tck.sh` serves it and runs the kit against it. It behaves like the kit's own
+ * `test/conformance/tck.sh` serves it and runs the kit against it. It behaves like the kit's own
  * reference SUT (a2a-java's `tck` module, "fire and forget"), which is what the kit's tests
  * are written against:
  *

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Runs the official A2A conformance kit (a2aproject/a2a-tck, v1.0 line) against this server serving examples/tck-agent.ts.
-#   TCK_MIRROR=<the kit's git dir> scripts/tck.sh [run-tck1.sh args, e.g. `jsonrpc mandatory`]   (root: it uses unshare -n)
+#   TCK_MIRROR=<the kit's git dir> test/conformance/tck.sh [run-tck1.sh args, e.g. `jsonrpc mandatory`]   (root: it uses unshare -n)
 # Builds (npm run build; TCK_NO_BUILD=1 skips), serves dist/src/cli/main.js on 127.0.0.1:${TCK_PORT:-9999} (memory store)
-# inside a loopback-only network namespace via $TCK_TOOLS/serve-and-run.sh (default /work/shared/tools/tck1), prints the
+# inside a loopback-only network namespace via $TCK_TOOLS/serve-and-run.sh (default ../shared/tools/tck1 beside the checkout), prints the
 # counts per category and the last line "tck: P passed, F failed, S skipped"; full output in $TCK_OUT_DIR/tck-output.txt.
 set -uo pipefail
-cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
-TOOLS="${TCK_TOOLS:-/work/shared/tools/tck1}"
+cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 2
+TOOLS="${TCK_TOOLS:-$PWD/../shared/tools/tck1}"
 PORT="${TCK_PORT:-9999}"
 [ -n "${TCK_MIRROR:-}" ] || { echo "tck.sh: set TCK_MIRROR to the git directory of a2aproject/a2a-tck" >&2; exit 2; }
 [ -x "$TOOLS/serve-and-run.sh" ] || { echo "tck.sh: no serve-and-run.sh in $TOOLS (set TCK_TOOLS)" >&2; exit 2; }
