@@ -80,7 +80,7 @@ export default defineAgent({
         id: 'tck-echo',
         name: 'Echo, then keep working',
         description: 'Answers with an echo artifact and stays working until canceled',
-        tags: ['tck', 'testing', 'echo'],
+        tags: ['tck', 'echo'],
         examples: ['hi', 'hello world'],
       },
     ],
