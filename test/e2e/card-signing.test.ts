@@ -10,7 +10,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { base64url, decodeProtectedHeader, type JWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { canonicalJson, createServer, verifyAgentCard, type CardSigningOptions } from '../../src/index.js';
+import { bearerAuth, canonicalJson, createServer, verifyAgentCard, type CardSigningOptions } from '../../src/index.js';
 import scenarioAgent from '../../examples/scenario-agent.js';
 import { client, TRANSPORTS, type Json } from '../support/a2a.js';
 import { captureLogs } from '../support/logs.js';
@@ -41,7 +41,9 @@ describe.each(KEYS)('a card signed with an %s key', (_name, alg, pair, options =
   const keys = pair();
   let server: TestServer;
   beforeAll(async () => {
-    server = await startServer({ cardSigning: { key: pem(keys.privateKey), kid: 'card-key-1', ...options } });
+    // With `auth`, so the card declares security schemes (whose shape differs by version).
+    const agent = { ...scenarioAgent, auth: bearerAuth({ tokens: { 'scenario-token': 'scenario' } }) };
+    server = await startServer({ agent, cardSigning: { key: pem(keys.privateKey), kid: 'card-key-1', ...options } });
   });
   afterAll(() => server?.stop());
 
@@ -110,6 +112,30 @@ describe.each(KEYS)('a card signed with an %s key', (_name, alg, pair, options =
     // The same card is served at `/` and the old well-known path.
     for (const path of ['/', '/.well-known/agent.json']) {
       expect(((await (await fetch(`${server.url}${path}`)).json()) as Json).signatures).toEqual(direct.signatures);
+    }
+  });
+
+  it('a card asked for over v1.0 is signed as served (v1.0 security schemes), and so is v1.0 extended card', async () => {
+    const v03 = await fetchCard(server.url);
+    const v1 = await fetchCard(server.url, { 'A2A-Version': '1.0' });
+    expect(Object.values(v03.securitySchemes)[0]).toMatchObject({ type: 'http', scheme: 'Bearer' });
+    expect(Object.values(v1.securitySchemes)[0]).toHaveProperty('httpAuthSecurityScheme');
+    expect(v1.signatures).not.toEqual(v03.signatures);
+    expect(await verifyAgentCard(v1, keys.publicKey)).toEqual({ valid: true, alg, kid: 'card-key-1' });
+    // v0.3's scheme shape under v1.0's signature is a changed card.
+    expect(await verifyAgentCard({ ...v1, securitySchemes: v03.securitySchemes }, keys.publicKey)).toMatchObject({ valid: false });
+    const headers = { ...SCENARIO_TOKEN, 'A2A-Version': '1.0' };
+    const rest = (await (await fetch(`${server.url}/extendedAgentCard`, { headers })).json()) as Json;
+    const rpc = (await (
+      await fetch(server.url, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetExtendedAgentCard' }),
+      })
+    ).json()) as Json;
+    for (const card of [rest, rpc.result]) {
+      expect(Object.values(card.securitySchemes)[0]).toHaveProperty('httpAuthSecurityScheme');
+      expect(await verifyAgentCard(card, keys.publicKey)).toEqual({ valid: true, alg, kid: 'card-key-1' });
     }
   });
 
