@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { a2aError, ERRORS, isA2AError, type A2AError, type ErrorName } from '../../src/a2a/errors.js';
 import type { Message, Part, StreamEvent, Task, TaskPushNotificationConfig, TaskState } from '../../src/a2a/schemas.js';
 import { errorDetails, reasonOf, restErrorV1, restStatusV1, rpcErrorBody } from '../../src/protocol/v1/errors.js';
-import { listTasksParamsOf, pushConfigOf, sendParamsOf } from '../../src/protocol/v1/wire-in.js';
+import { camelKeys, listTasksParamsOf, pushConfigOf, sendParamsOf } from '../../src/protocol/v1/wire-in.js';
 import {
   STATE_OF_V1,
   v1Message,
@@ -291,6 +291,14 @@ describe('ListTasks params', () => {
     });
     const params = sendParamsOf({ message: { message_id: 'm', role: 'ROLE_USER', parts: [{ text: 'x' }], metadata: { a_b: 1 } } });
     expect(params.message).toMatchObject({ messageId: 'm', metadata: { a_b: 1 } });
+  });
+
+  it('a __proto__ key beside a renamed one stays a key, never the prototype', () => {
+    const renamed = camelKeys(JSON.parse('{"message_id":"m","__proto__":{"role":"ROLE_USER"}}')) as Record<string, unknown>;
+    expect(renamed.messageId).toBe('m');
+    expect(Object.getPrototypeOf(renamed)).toBe(null);
+    expect(Object.hasOwn(renamed, '__proto__')).toBe(true);
+    expect('role' in renamed).toBe(false);
   });
 
   it('empty strings are absent fields; the rest are passed on', () => {

@@ -11,6 +11,8 @@ import { STATE_OF_V1 } from './wire-out.js';
 
 /** Members whose values are the client's own JSON: their keys are data, never renamed. */
 const FREE_FORM = new Set(['metadata', 'data', 'params']);
+/** A proto field name (`message_id`): lower case words joined by single underscores. */
+const PROTO_NAME = /^[a-z][a-z0-9]*(?:_[a-z0-9]+)+$/;
 const snakeToCamel = (key: string): string => key.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
 
 /**
@@ -21,10 +23,11 @@ const snakeToCamel = (key: string): string => key.replace(/_([a-z0-9])/g, (_m, c
 export function camelKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(camelKeys);
   if (!isObject(value)) return value;
-  const out: Record<string, unknown> = {};
+  // No prototype: a key named `__proto__` stays a key (an assignment would set the prototype).
+  const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
   let changed = false;
   for (const [key, inner] of Object.entries(value)) {
-    const name = key.includes('_') ? snakeToCamel(key) : key;
+    const name = PROTO_NAME.test(key) ? snakeToCamel(key) : key;
     // The JSON name wins when a client sends both spellings.
     if (name !== key && Object.hasOwn(value, name)) {
       changed = true;
