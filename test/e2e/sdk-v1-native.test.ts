@@ -13,6 +13,7 @@ import { TaskNotCancelableError, TaskNotFoundError } from 'a2a-sdk-v1/errors';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { eventually } from '../support/a2a.js';
 import { isV1Task as isTask, recordingFetch, v1Message as msg, v1Send, type SeenCall } from '../support/sdk-v1.js';
+import { V1_RPC_METHODS } from '../support/a2a-v1.js';
 import { startServer, STORE_KINDS, type TestServer } from '../support/server.js';
 import { pushedTask, startReceiver, type Receiver } from '../support/webhook.js';
 
@@ -21,19 +22,7 @@ const LOCAL_PUSH = { pushAllowHttp: true, pushAllowedHosts: ['127.0.0.1'] };
 const SCENARIO_TOKEN = 'Bearer scenario-token';
 
 /** The eleven v1.0 JSON-RPC methods (spec §9.4), and the root REST paths of §11.3. */
-const V1_METHODS = new Set([
-  'SendMessage',
-  'SendStreamingMessage',
-  'GetTask',
-  'ListTasks',
-  'CancelTask',
-  'SubscribeToTask',
-  'CreateTaskPushNotificationConfig',
-  'GetTaskPushNotificationConfig',
-  'ListTaskPushNotificationConfigs',
-  'DeleteTaskPushNotificationConfig',
-  'GetExtendedAgentCard',
-]);
+const V1_METHODS = new Set(V1_RPC_METHODS);
 const V1_REST_LINE =
   /^(GET|POST|DELETE) \/(message:(send|stream)|tasks(\/[^/]+(:cancel|:subscribe|\/pushNotificationConfigs(\/[^/]+)?)?)?|extendedAgentCard)$/;
 const CARD_LINE = 'GET /.well-known/agent-card.json';

@@ -7,20 +7,9 @@
  */
 import fc from 'fast-check';
 import { freeFormText, oddNumber, oddString, PROTOTYPE_NAMES, type JsonText, type RestRequest } from './arbitraries.js';
+import { V1_RPC_METHODS } from '../support/a2a-v1.js';
 
-export const V1_RPC_METHODS = [
-  'SendMessage',
-  'SendStreamingMessage',
-  'GetTask',
-  'ListTasks',
-  'CancelTask',
-  'SubscribeToTask',
-  'CreateTaskPushNotificationConfig',
-  'GetTaskPushNotificationConfig',
-  'ListTaskPushNotificationConfigs',
-  'DeleteTaskPushNotificationConfig',
-  'GetExtendedAgentCard',
-];
+export { V1_RPC_METHODS };
 
 const str = (s: string): JsonText => JSON.stringify(s);
 

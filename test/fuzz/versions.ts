@@ -9,6 +9,7 @@
  * - any other header is -32009, in the shape the request would have had without it.
  */
 import type { Json } from '../support/a2a.js';
+import { V1_RPC_METHODS } from '../support/a2a-v1.js';
 
 export type Version = '0.3' | '1.0';
 
@@ -19,20 +20,7 @@ export interface Served {
 }
 
 /** The methods v1.0 serves over JSON-RPC; the singular list name is served too (the spec's prose uses it). */
-export const V1_METHODS: ReadonlySet<string> = new Set([
-  'SendMessage',
-  'SendStreamingMessage',
-  'GetTask',
-  'ListTasks',
-  'CancelTask',
-  'SubscribeToTask',
-  'CreateTaskPushNotificationConfig',
-  'GetTaskPushNotificationConfig',
-  'ListTaskPushNotificationConfigs',
-  'ListTaskPushNotificationConfig',
-  'DeleteTaskPushNotificationConfig',
-  'GetExtendedAgentCard',
-]);
+export const V1_METHODS: ReadonlySet<string> = new Set([...V1_RPC_METHODS, 'ListTaskPushNotificationConfig']);
 export const V03_METHODS: ReadonlySet<string> = new Set([
   'message/send',
   'message/stream',

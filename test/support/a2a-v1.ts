@@ -8,6 +8,21 @@
 import { randomUUID } from 'node:crypto';
 import { restCall, rpcCall, type Json, type Outcome, type TransportName } from './a2a.js';
 
+/** The eleven JSON-RPC methods of A2A v1.0 (spec §9.4, `a2a.proto`'s RPCs). */
+export const V1_RPC_METHODS: readonly string[] = [
+  'SendMessage',
+  'SendStreamingMessage',
+  'GetTask',
+  'ListTasks',
+  'CancelTask',
+  'SubscribeToTask',
+  'CreateTaskPushNotificationConfig',
+  'GetTaskPushNotificationConfig',
+  'ListTaskPushNotificationConfigs',
+  'DeleteTaskPushNotificationConfig',
+  'GetExtendedAgentCard',
+];
+
 export const V1_HEADERS: Readonly<Record<string, string>> = { 'A2A-Version': '1.0' };
 export const ERROR_INFO = 'type.googleapis.com/google.rpc.ErrorInfo';
 export const BAD_REQUEST = 'type.googleapis.com/google.rpc.BadRequest';
