@@ -18,3 +18,7 @@ export class JsonText<T = unknown> {
 /** `JSON.stringify(value)` (`null` for undefined), or the text itself when the value is a JsonText. */
 export const toJsonText = (value: unknown): string =>
   value instanceof JsonText ? value.text : ((JSON.stringify(value) as string | undefined) ?? 'null');
+
+/** The object behind a value that may be its JSON text: the one it was made from, else the text parsed. */
+export const objectOf = <T>(value: T | JsonText<T>): T =>
+  value instanceof JsonText ? (value.value ?? (JSON.parse(value.text) as T)) : value;

@@ -6,7 +6,7 @@
  */
 import type { AgentCard } from '../agent.js';
 import type { ListTasksResult, Message, StreamEvent, Task, TaskPushNotificationConfig } from '../a2a/schemas.js';
-import { JsonText } from './json-text.js';
+import { objectOf, type JsonText } from './json-text.js';
 import { isObject } from './params.js';
 import {
   protoCard,
@@ -61,7 +61,7 @@ function nonBlockingByDefault(body: unknown): unknown {
 const PROTO: RestDialect = {
   // A finished task may come as its stored JSON text: proto needs the object to rename it, the
   // task it was made from when that came along (parsing the text back cost a send microseconds).
-  sendResult: (r) => protoSendResponse(r instanceof JsonText ? (r.value ?? (JSON.parse(r.text) as Task)) : r),
+  sendResult: (r) => protoSendResponse(objectOf<Task | Message>(r)),
   task: protoTask,
   tasks: protoTaskList,
   pushConfig: protoPushConfig,

@@ -165,7 +165,7 @@ const ROUTES: RouteEntry[] = [
   },
 ];
 
-export function match(pattern: string[], segments: string[]): Captures | undefined {
+function match(pattern: string[], segments: string[]): Captures | undefined {
   if (pattern.length !== segments.length) return undefined;
   const found = { id: '', configId: '' };
   for (let i = 0; i < pattern.length; i++) {
@@ -196,19 +196,34 @@ export type RestTarget =
   | { route: RouteEntry; captures: Captures; operation: string; taskId: string | undefined }
   | { route: undefined; operation: 'unknown'; taskId: undefined; wrongMethod: boolean };
 
-/** The first route whose pattern and method both match (GET and POST share the subscribe path). */
-export function resolveRestRoute(method: string, segments: string[]): RestTarget {
+/**
+ * The first of `routes` whose pattern and method both match (GET and POST share the subscribe
+ * path), or none, saying whether some route has the path with another method (405, not 404).
+ * Both versions' route tables are searched with it.
+ */
+export function findRoute<R extends { method: string; pattern: string[] }>(
+  routes: readonly R[],
+  method: string,
+  segments: string[],
+): { route: R; captures: Captures } | { route: undefined; wrongMethod: boolean } {
   let wrongMethod = false;
-  for (const route of ROUTES) {
+  for (const route of routes) {
     const captures = match(route.pattern, segments);
     if (!captures) continue;
     if (route.method !== method) {
       wrongMethod = true;
       continue;
     }
-    return { route, captures, operation: route.op ?? segments.join('/'), taskId: captures.id || undefined };
+    return { route, captures };
   }
-  return { route: undefined, operation: 'unknown', taskId: undefined, wrongMethod };
+  return { route: undefined, wrongMethod };
+}
+
+export function resolveRestRoute(method: string, segments: string[]): RestTarget {
+  const found = findRoute(ROUTES, method, segments);
+  if (!found.route) return { route: undefined, operation: 'unknown', taskId: undefined, wrongMethod: found.wrongMethod };
+  const { route, captures } = found;
+  return { route, captures, operation: route.op ?? segments.join('/'), taskId: captures.id || undefined };
 }
 
 /** Paths under /v1 that stay public with auth on (load balancers probe them). */

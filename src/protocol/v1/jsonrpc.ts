@@ -5,7 +5,7 @@
  */
 import type { Message, Task } from '../../a2a/schemas.js';
 import type { Operation } from '../../auth/types.js';
-import { JsonText } from '../json-text.js';
+import { objectOf } from '../json-text.js';
 import type { RpcBinding, StreamMethod, UnaryMethod } from '../jsonrpc.js';
 import type { Operations } from '../operations.js';
 import { rpcErrorBody } from './errors.js';
@@ -20,10 +20,6 @@ import {
   tenantOf,
 } from './wire-in.js';
 import { v1PushConfig, v1SendResponse, v1StreamResponse, v1Task, v1TaskList } from './wire-out.js';
-
-/** A finished task may come as its stored JSON text; v1.0 reshapes it, so it needs the object. */
-export const sendResultValue = (r: Task | Message | JsonText<Task>): Task | Message =>
-  r instanceof JsonText ? (r.value ?? (JSON.parse(r.text) as Task)) : r;
 
 type UnaryFn = UnaryMethod[1];
 type StreamFn = StreamMethod[1];
@@ -53,7 +49,7 @@ export const V1_RPC: RpcBinding = {
       }));
     const unary = new Map<string, readonly [Operation, UnaryFn]>([
       named<UnaryFn>('message/send', (p, ctx) =>
-        ops.sendMessage(sendParamsOf(p), ctx.caller, ctx.extensions, '1.0').then((r) => v1SendResponse(sendResultValue(r))),
+        ops.sendMessage(sendParamsOf(p), ctx.caller, ctx.extensions, '1.0').then((r) => v1SendResponse(objectOf<Task | Message>(r))),
       ),
       named<UnaryFn>('tasks/get', (p, ctx) => ops.getTask(getTaskParamsOf(p), ctx.caller).then(v1Task)),
       named<UnaryFn>('tasks/list', (p, ctx) => ops.listTasks(listTasksParamsOf(p), ctx.caller).then(v1TaskList)),

@@ -13,13 +13,14 @@ import type { Operation } from '../../auth/types.js';
 import { a2aError, shown } from '../../a2a/errors.js';
 import type { Logger } from '../../log.js';
 import type { TaskFeed } from '../../runtime/task-feed.js';
-import { toJsonText } from '../json-text.js';
+import { objectOf, toJsonText } from '../json-text.js';
+import type { Message, Task } from '../../a2a/schemas.js';
 import type { Operations } from '../operations.js';
 import { isObject } from '../params.js';
 import { toA2AError, type Reply } from '../reply.js';
-import { match, queryParams, type Captures, type RestRequest } from '../rest.js';
+import { findRoute, queryParams, type Captures, type RestRequest } from '../rest.js';
 import { A2A_JSON, restErrorV1 } from './errors.js';
-import { sendResultValue, V1_RPC_NAMES } from './jsonrpc.js';
+import { V1_RPC_NAMES } from './jsonrpc.js';
 import {
   getTaskParamsOf,
   listPushConfigsParamsOf,
@@ -56,7 +57,8 @@ const ROUTES: RouteEntry[] = [
     method: 'POST',
     pattern: ['message:send'],
     op: 'message/send',
-    run: (r, ops) => ok(ops.sendMessage(sendParamsOf(r.body), r.caller, r.extensions, '1.0'), (v) => v1SendResponse(sendResultValue(v))),
+    run: (r, ops) =>
+      ok(ops.sendMessage(sendParamsOf(r.body), r.caller, r.extensions, '1.0'), (v) => v1SendResponse(objectOf<Task | Message>(v))),
   },
   {
     method: 'POST',
@@ -136,18 +138,11 @@ export type V1RestTarget =
   | { route: undefined; operation: 'unknown'; taskId: undefined; wrongMethod: boolean };
 
 function resolveIn(method: string, segments: string[], tenant: string | undefined): V1RestTarget {
-  let wrongMethod = false;
-  for (const route of ROUTES) {
-    const captures = match(route.pattern, segments);
-    if (!captures) continue;
-    if (route.method !== method) {
-      wrongMethod = true;
-      continue;
-    }
-    // Reported by its v1.0 name, as JSON-RPC reports it: metrics and logs tell the versions apart.
-    return { route, captures, tenant, operation: V1_RPC_NAMES[route.op], taskId: captures.id || undefined };
-  }
-  return { route: undefined, operation: 'unknown', taskId: undefined, wrongMethod };
+  const found = findRoute(ROUTES, method, segments);
+  if (!found.route) return { route: undefined, operation: 'unknown', taskId: undefined, wrongMethod: found.wrongMethod };
+  const { route, captures } = found;
+  // Reported by its v1.0 name, as JSON-RPC reports it: metrics and logs tell the versions apart.
+  return { route, captures, tenant, operation: V1_RPC_NAMES[route.op], taskId: captures.id || undefined };
 }
 
 /** `segments`: the decoded path segments after the leading `/`. */
