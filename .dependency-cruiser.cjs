@@ -4,7 +4,7 @@
  *
  *   cli/ -> server.ts, index.ts, testing.ts -> debug/ -> http/ -> protocol/ -> push/, runtime/
  *   -> cluster/ (implements runtime's ports) ... -> store/, agent.ts -> auth/ -> a2a/ -> machines/
- *   config.ts, log.ts, load-backend.ts, process-guard.ts, pause.ts: leaves anyone may use.
+ *   config.ts, log.ts, load-backend.ts, process-guard.ts, pause.ts, promise-of.ts: leaves anyone may use.
  *   observe/ (metrics, traces, logs): a leaf folder every layer reports to; it imports nothing of ours.
  */
 const layer = (name, from, forbidden, comment) => ({

@@ -45,4 +45,15 @@ export default tseslint.config(
     files: ['src/**/*.ts', 'machines/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'error' },
   },
+  {
+    // Typed rules: a promise nobody awaits or catches loses its rejection, and a promise handed
+    // where a plain callback is expected (an event handler, a condition) is never awaited.
+    files: ['**/*.ts'],
+    ignores: ['src/debug/page/browser/**'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+    },
+  },
 );

@@ -270,7 +270,7 @@ export function createExchange(opts: ExchangeOptions, fallbackHost: string) {
       const out = raw({ method, path, query, headers });
       if (!out) continue;
       if (out instanceof Promise) {
-        out
+        void out
           .catch((err: unknown): RawAnswer => {
             opts.logger.error('http.raw_route_failed', { method, path, ...errorFields(err) });
             return { status: 500, contentType: 'text/plain', body: 'internal error\n' };
