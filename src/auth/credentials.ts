@@ -57,8 +57,8 @@ const PADDED_BYTES = 256;
  * is compared as all zeros with a length that cannot match. How long a call takes depends on
  * the given secret's length, the number of known ones and whether any is longer than
  * PADDED_BYTES, nothing else. Longer known secrets are compared by their SHA-256, as every
- * secret once was: a hash per request cost 1.3 µs alone and ~6 µs inside the server under load
- * (`hash` 3.4% of the bearer server's W1 profile).
+ * secret once was: only those, because a hash per request showed in the bearer server's W1 profile
+ * (`npm run bench -- --profile W1 --servers auth`).
  */
 export function staticCredentials(secrets: StaticCredentials): (given: string) => Principal | undefined {
   const known = Object.entries(secrets).map(([secret, who]) => {
