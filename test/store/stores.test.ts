@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
+import { MapTaskStore } from '../../src/store/map-store.js';
 import { MemoryTaskStore } from '../../src/store/memory.js';
 import { SqliteTaskStore } from '../../src/store/sqlite.js';
 import { tempDir } from '../support/server.js';
@@ -11,6 +12,7 @@ afterAll(() => temp.cleanup());
 let n = 0;
 
 storeContract('memory', async () => ({ store: new MemoryTaskStore() }));
+storeContract('memory-plain', async () => ({ store: new MapTaskStore() }));
 storeContract('sqlite', async () => {
   const path = join(temp.dir, `store-${++n}.db`);
   return { store: new SqliteTaskStore(path), reopen: async () => new SqliteTaskStore(path) };
