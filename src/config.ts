@@ -28,7 +28,7 @@ export const SettingsSchema = z.object({
    */
   frontEnd: z.enum(['auto', 'uws', 'node', 'none']).default('auto'),
   port: portNumber.default(8080),
-  /** `memory`, `sqlite:<path>` (or a path ending in .db/.sqlite). */
+  /** `memory` (packed), `memory-plain` (a Map), `sqlite:<path>` (or a path ending in .db/.sqlite), `postgres://…`. */
   store: z.string().default('sqlite:./data/a2actor.db'),
   /**
    * `memory` (one process), or `redis://…`: the event log, task leases and cancel signals that

@@ -137,6 +137,7 @@ interface ServerEntry {
 const SERVER_ENTRIES: Record<ServerKind, ServerEntry> = {
   raw: { source: 'bench/servers/raw-uws.ts', args: () => [], compiled: false, replicas: 1 },
   memory: { source: 'bench/servers/ours.ts', args: () => ['memory'], compiled: true, replicas: 1 },
+  plain: { source: 'bench/servers/ours.ts', args: () => ['memory-plain'], compiled: true, replicas: 1 },
   node: { source: 'bench/servers/ours.ts', args: () => ['memory', 'memory', 'node'], compiled: true, replicas: 1 },
   auth: { source: 'bench/servers/ours.ts', args: () => ['memory', 'memory', 'auto', 'auth'], compiled: true, replicas: 1 },
   metrics: { source: 'bench/servers/ours.ts', args: () => ['memory', 'memory', 'auto', 'metrics'], compiled: true, replicas: 1 },

@@ -3,7 +3,7 @@
  * minutes on two cores; `--quick` is the one-minute smoke run.
  */
 import { parseArgs } from 'node:util';
-import { DEFAULT_WORKLOAD_IDS, SERVER_KINDS, WORKLOAD_IDS, type ServerKind, type WorkloadId } from './types.js';
+import { DEFAULT_SERVER_KINDS, DEFAULT_WORKLOAD_IDS, SERVER_KINDS, WORKLOAD_IDS, type ServerKind, type WorkloadId } from './types.js';
 
 export interface BenchOptions {
   quick: boolean;
@@ -37,7 +37,8 @@ export const USAGE = `usage: npm run bench -- [options]
   --tasks <n>           tasks for W5 (and the store W8 lists) (default 100000, quick 3000)
   --paused <n>          tasks W9 leaves paused in input-required (default 5000, quick 1000)
   --soak-minutes <m>    how long SOAK runs its mixed load (default 2, quick 0.5)
-  --servers <list>      of ${SERVER_KINDS.join(',')} (default all; ours-memory, ours-node, ours-auth, ours-metrics, ours-sqlite, ours-cluster also name ours;
+  --servers <list>      of ${SERVER_KINDS.join(',')} (default all but plain; ours-memory, ours-plain, ours-node, ours-auth, ours-metrics, ours-sqlite, ours-cluster also name ours;
+                        plain: the plain memory store (store memory-plain), W1, W5 and W9 only;
                         cluster: two replicas on PostgreSQL 127.0.0.1:5432 and Redis 127.0.0.1:6379;
                         peer: @a2a-js/sdk 0.3.14; peer-v1: @a2a-js/sdk 1.3.0 in native v1.0, the v1.0 workloads' peer)
   --workloads <list>    of ${WORKLOAD_IDS.join(',')} (default all but SOAK, which runs only when named:
@@ -52,6 +53,7 @@ export const USAGE = `usage: npm run bench -- [options]
 const SERVER_ALIASES: Readonly<Record<string, ServerKind>> = {
   'ours-memory': 'memory',
   'ours-mem': 'memory',
+  'ours-plain': 'plain',
   'ours-node': 'node',
   'ours-auth': 'auth',
   'ours-metrics': 'metrics',
@@ -75,8 +77,9 @@ function listOf<T extends string>(
   raw: string | undefined,
   allowed: readonly T[],
   aliases: Readonly<Record<string, T>> = {},
+  defaults: readonly T[] = allowed,
 ): T[] {
-  if (raw === undefined) return [...allowed];
+  if (raw === undefined) return [...defaults];
   const picked = raw
     .split(',')
     .map((s) => s.trim())
@@ -136,7 +139,7 @@ export function parseOptions(argv: string[], defaultOutDir: string): BenchOption
     fillCapMs: quick ? 15_000 : 120_000,
     pausedTasks: positive('paused', v.paused, quick ? 1_000 : 5_000, true),
     soakMs: positive('soak-minutes', v['soak-minutes'], quick ? 0.5 : 2) * 60_000,
-    servers: listOf('servers', v.servers ?? (profiled ? 'memory' : undefined), SERVER_KINDS, SERVER_ALIASES),
+    servers: listOf('servers', v.servers ?? (profiled ? 'memory' : undefined), SERVER_KINDS, SERVER_ALIASES, DEFAULT_SERVER_KINDS),
     workloads:
       profiled === undefined || workloads.includes(profiled)
         ? workloads

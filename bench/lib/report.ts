@@ -11,6 +11,7 @@ import { FEATURE_COST_TARGET_MICROS, type ServerKind } from './types.js';
 export const SERVER_LABEL: Record<ServerKind, string> = {
   raw: 'raw uWS',
   memory: 'ours mem',
+  plain: 'ours plain',
   node: 'ours node',
   auth: 'ours auth',
   metrics: 'ours metrics',

@@ -114,7 +114,7 @@ export const WORKLOADS: Record<WorkloadId, Workload> = {
     unit: 'task',
     check: 'rpc-completed',
     ceiling: 'C1',
-    servers: [...BOTH, 'auth', 'metrics'],
+    servers: [...BOTH, 'auth', 'metrics', 'plain'],
     skipped: {},
     note:
       'W1 also runs on "ours auth": the memory server with bearer auth on (static token), and on "ours metrics": with Prometheus metrics on ' +
@@ -181,7 +181,7 @@ export const WORKLOADS: Record<WorkloadId, Workload> = {
     unit: 'task',
     check: 'rpc-completed',
     ceiling: undefined,
-    servers: ['memory', 'sqlite', 'peer'],
+    servers: ['memory', 'plain', 'sqlite', 'peer'],
     skipped: {
       cluster:
         "its fill (100,000 tasks by default) takes minutes at the cluster's rate; RSS per task is a per-process figure (see ours sqlite)",
@@ -217,7 +217,7 @@ export const WORKLOADS: Record<WorkloadId, Workload> = {
     unit: 'task',
     check: 'rpc-input-required',
     ceiling: undefined,
-    servers: ['memory', 'sqlite', 'peer'],
+    servers: ['memory', 'plain', 'sqlite', 'peer'],
     skipped: { cluster: "RSS per task is a per-process figure (see ours sqlite); the cluster's leases are not what it measures" },
     note:
       'W9 sends `ask …` to N new tasks (--paused) on a freshly started server process, after N/5 more as a warm-up: each stays ' +

@@ -1,6 +1,6 @@
 /**
  * a2actor serving the bench echo agent, in its own process: `ours.ts <store> [<events> [node]]`, the
- * store `memory`, `sqlite:<path>` or `postgres://…?schema=<name>`, the events `memory` (default)
+ * store `memory`, `memory-plain`, `sqlite:<path>` or `postgres://…?schema=<name>`, the events `memory` (default)
  * or `redis://…` (one replica of several: bench/lib/cluster.ts). Logging is off (as in
  * production at high load, and as the peer does), and webhooks may go to http://127.0.0.1 so W7
  * can deliver to the generator's local receiver.

@@ -5,10 +5,10 @@
 import type { Metrics, StoreKind } from '../observe/metrics.js';
 import type { TaskStore } from './types.js';
 
-/** The store kind from its description (`memory`, `sqlite:…`, `postgres://…`): a bounded label. */
+/** The store kind from its description (`memory`, `memory-plain`, `sqlite:…`, `postgres://…`): a bounded label. */
 export function storeKindOf(store: TaskStore): StoreKind {
   const d = store.description;
-  if (d === 'memory') return 'memory';
+  if (d === 'memory' || d === 'memory-plain') return 'memory';
   if (d.startsWith('sqlite:')) return 'sqlite';
   if (d.startsWith('postgres')) return 'postgres';
   return 'other';

@@ -1,7 +1,9 @@
 /**
  * In-memory TaskStore. A stored task is a slot number: its JSON lives off the heap in a
- * TextArena and its state and status time in two number columns, so 100k finished tasks cost
- * little memory and give the garbage collector nothing to walk or move.
+ * TextArena and its state and status time in two number columns, so finished tasks, however many,
+ * cost few bytes each and give the garbage collector nothing to walk or move (docs/benchmark.md,
+ * "The memory store: packed against plain", measures it against a plain Map: map-store.ts, the
+ * reference this store is held equal to).
  * Listing filters read the columns and never parse a task that is not on the page; counts per
  * state and id lists per context (built by the first listing by context) keep `tasks/list` from
  * walking the store for its `totalSize`.
@@ -38,7 +40,7 @@ export class MemoryTaskStore implements TaskStore {
   private readonly stateCounts: number[] = TASK_STATES.map(() => 0);
   /**
    * Ids per context, ascending (a task never changes context). Most contexts hold one task, so
-   * a lone id is kept as itself, not as an array (an array per task costs ~150 bytes). Built
+   * a lone id is kept as itself, not as an array (an array is a heap object per task). Built
    * from `contextOf` by the first listing by context, then kept up by every new task: until a
    * client lists by context, a write pays no look-up in a map as large as the store.
    */

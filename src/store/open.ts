@@ -1,4 +1,8 @@
-/** Opens the store named by the `store` setting: `memory`, `sqlite:<path>` or `postgres://…`. */
+/**
+ * Opens the store named by the `store` setting: `memory` (packed), `memory-plain`, `sqlite:<path>`
+ * or `postgres://…`.
+ */
+import { MapTaskStore } from './map-store.js';
 import { MemoryTaskStore } from './memory.js';
 import { SqliteTaskStore } from './sqlite.js';
 import type { TaskStore } from './types.js';
@@ -6,6 +10,7 @@ import { loadBackend } from '../load-backend.js';
 
 export async function openStore(spec: string): Promise<TaskStore> {
   if (spec === 'memory') return new MemoryTaskStore();
+  if (spec === 'memory-plain') return new MapTaskStore();
   if (spec.startsWith('postgres://') || spec.startsWith('postgresql://')) {
     // `?schema=name` keeps a2actor's tables in a schema of their own.
     const url = new URL(spec);
@@ -16,5 +21,5 @@ export async function openStore(spec: string): Promise<TaskStore> {
   }
   if (spec.startsWith('sqlite:')) return new SqliteTaskStore(spec.slice('sqlite:'.length) || './data/a2actor.db');
   if (/\.(db|sqlite3?)$/.test(spec)) return new SqliteTaskStore(spec);
-  throw new Error(`unknown store "${spec}": use "memory", "sqlite:<path>" or "postgres://…"`);
+  throw new Error(`unknown store "${spec}": use "memory", "memory-plain", "sqlite:<path>" or "postgres://…"`);
 }

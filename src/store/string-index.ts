@@ -2,8 +2,8 @@
  * A string -> number index for the memory store's task ids (id -> slot), where a `Map` as large
  * as the store cost every new task an insert into a hash table of hundreds of thousands of
  * entries: a bucket, a chain entry and the key's header, most likely three cache misses, and
- * three pointers the garbage collector then marks at every full collection. (`slots.set` was the
- * hottest line of the memory store's write in the bearer server's W1 profile.)
+ * three pointers the garbage collector then marks at every full collection. Every new task pays
+ * that insert, so it sits on the write path of every turn.
  *
  * Here the table is one Int32Array of (hash, value) pairs probed linearly: an insert or a miss
  * usually reads one cache line, and the table lives outside the JS heap, so the collector never
@@ -18,7 +18,10 @@
  */
 import { randomBytes } from 'node:crypto';
 
-/** The table doubles once it is half full: a linear probe then reads ~1.5 pairs for a hit, ~2.5 for a miss. */
+/**
+ * The table doubles once it is half full: at that load a linear probe is expected to read one and a
+ * half pairs for a hit and two and a half for a miss (Knuth's analysis of linear probing).
+ */
 const MAX_LOAD = 0.5;
 const INITIAL_PAIRS = 1024;
 /** Stored in place of a hash of 0, which marks an empty pair. */

@@ -1,13 +1,15 @@
 /**
  * A fast path for task-text.ts's packing, for the task shapes the runtime itself writes (text
  * parts, the runtime's metadata, agent or user messages, named artifacts). The reference packer
- * costs ~5 µs per echo task on the bench machine (two replaceAll of the ids, then a regex of
- * 18 alternatives calling back per match), most of it searching: here the fields are walked in
- * the order JSON.stringify writes them, so each fragment is checked once where it must be (against
- * the bytes, four at a time), and only free string values are searched (for their closing quote).
+ * searches the whole text three times (two replaceAll of the ids, then a regex of 18 alternatives
+ * calling back per match), and every write of the memory store pays it: here the fields are walked
+ * in the order JSON.stringify writes them, so each fragment is checked once where it must be
+ * (against the bytes, four at a time), and only free string values are searched (for their closing
+ * quote). docs/benchmark.md ("The memory store: packed against plain") has what each costs.
  *
  * The text is written as bytes first (one native write, straight into the memory store's arena
- * where it is kept) and compacted in place there: no string is built and nothing is copied. It gives the reference packer's bytes whenever both accept the text (a state word or a
+ * where it is kept) and compacted in place there: no string is built and nothing is copied. It
+ * gives the reference packer's bytes whenever both accept the text (a state word or a
  * fragment inside a free value is the only difference: the reference packs those too, this
  * leaves them); anything else (another shape, non-ASCII text) answers -1 and the caller packs
  * with the reference. Exactness does not depend on the walk: every code replaces exactly the

@@ -1,9 +1,11 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
+import { MapTaskStore } from '../../src/store/map-store.js';
 import { MemoryTaskStore } from '../../src/store/memory.js';
 import { SqliteTaskStore } from '../../src/store/sqlite.js';
-import { tempDir } from '../support/server.js';
+import { rpcCall, userMessage } from '../support/a2a.js';
+import { startServer, tempDir } from '../support/server.js';
 import { expectOwnerlessAfterMigration, storeContract, task } from './contract.js';
 
 const temp = tempDir('a2actor-store-');
@@ -11,6 +13,7 @@ afterAll(() => temp.cleanup());
 let n = 0;
 
 storeContract('memory', async () => ({ store: new MemoryTaskStore() }));
+storeContract('memory-plain', async () => ({ store: new MapTaskStore() }));
 storeContract('sqlite', async () => {
   const path = join(temp.dir, `store-${++n}.db`);
   return { store: new SqliteTaskStore(path), reopen: async () => new SqliteTaskStore(path) };
@@ -48,5 +51,24 @@ describe('SqliteTaskStore migrations', () => {
     }[];
     expect(plan.map((r) => r.detail).join(' ')).toMatch(/USING (COVERING )?INDEX tasks_owner/);
     check.close();
+  });
+});
+
+describe('the memory-plain store setting', () => {
+  it('a server started with store memory-plain keeps, returns and lists its tasks in the plain store', async () => {
+    const server = await startServer({ store: 'memory-plain' });
+    try {
+      expect(server.store.description).toBe('memory-plain');
+      const sent = await rpcCall(server.url, 'message/send', { message: userMessage('echo plain') });
+      expect(sent.result.status.state).toBe('completed');
+      const read = await rpcCall(server.url, 'tasks/get', { id: sent.result.id });
+      expect(read.result).toEqual(sent.result);
+      const paused = await rpcCall(server.url, 'message/send', { message: userMessage('ask anything?') });
+      expect(paused.result.status.state).toBe('input-required');
+      const listed = await rpcCall(server.url, 'tasks/list', { status: 'input-required' });
+      expect(listed.result.tasks.map((t: { id: string }) => t.id)).toEqual([paused.result.id]);
+    } finally {
+      await server.stop();
+    }
   });
 });
