@@ -269,8 +269,9 @@ export function segmentsOf(pathAfterV1: string): string[] | undefined {
 }
 
 /**
- * `path.split('/')`, by hand: V8's split took about 180 ns for `message:send` (a one-segment
- * path), this loop about 50 ns, on every REST request.
+ * `path.split('/')`, by hand: every REST request splits its path, and for the short paths A2A
+ * uses this loop is cheaper than V8's generic split (docs/benchmark.md, "Why the protocol layer
+ * is shaped as it is").
  */
 function splitSlashes(path: string): string[] {
   const out: string[] = [];
