@@ -5,9 +5,10 @@
  * refused request with its A2A error code and HTTP status.
  *
  * The protocol layer matches the request first and hands back what it turned out to be (a target
- * carrying its `RequestFacts`); everything here reads those facts, then has the target answered. The span is started for every request (the API's
- * no-op costs next to nothing); a scope only exists when the span records or the level is debug.
- * A refusal is logged either way: operators need it at the default level.
+ * carrying its `RequestFacts`); everything here reads those facts, then has the target answered.
+ * The span is started for every request (the API's no-op costs next to nothing); a scope only
+ * exists when the span records or the level is debug. A refusal is logged either way: operators
+ * need it at the default level.
  */
 import { performance } from 'node:perf_hooks';
 import { context, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
