@@ -1,10 +1,10 @@
 /**
  * Counters and histograms whose hot path is a few number writes, rendered in the Prometheus
  * text format (0.0.4) at scrape time. prom-client's own metric objects hash their label values
- * on every `inc`/`observe`, even through a cached `labels()` child (about 0.2-0.3 µs a call
- * measured here); a task touches a dozen series, and the bench's budget for all of them is
- * 3 µs. So our families keep plain numbers in objects the callers hold, and only the scrape
- * walks them. Label values are bounded sets chosen by our code, never client text.
+ * on every `inc`/`observe`, even through a cached `labels()` child, and a task touches a dozen
+ * series: metrics must cost a task a few number writes, not a dozen hashes. So our families keep
+ * plain numbers in objects the callers hold, and only the scrape walks them (docs/benchmark.md,
+ * "Why the protocol layer is shaped as it is"). Label values are bounded sets chosen by our code, never client text.
  */
 
 /** Latency buckets in seconds: sub-millisecond in-process work up to slow agents and webhooks. */

@@ -4,10 +4,11 @@
  * in the metrics; a debug line with method, path, status and duration; and an info line for each
  * refused request with its A2A error code and HTTP status.
  *
- * The protocol layer fills in what the request turned out to be (its `RequestFacts`) while it
- * routes it; everything here reads those facts. The span is started for every request (the API's
- * no-op costs next to nothing); a scope only exists when the span records or the level is debug.
- * A refusal is logged either way: operators need it at the default level.
+ * The protocol layer matches the request first and hands back what it turned out to be (a target
+ * carrying its `RequestFacts`); everything here reads those facts, then has the target answered.
+ * The span is started for every request (the API's no-op costs next to nothing); a scope only
+ * exists when the span records or the level is debug. A refusal is logged either way: operators
+ * need it at the default level.
  */
 import { performance } from 'node:perf_hooks';
 import { context, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
@@ -69,35 +70,44 @@ function endSpan(span: Span, req: ObservedRequest, facts: Scope & RequestFacts, 
   span.end();
 }
 
-/** What a request is before the protocol layer has looked at it. */
-const unrouted = (): RequestFacts => ({ transport: 'rest', operation: 'unknown', taskId: undefined });
+/** A router as the observer drives it: match first, so the request is named before it runs. */
+export interface ObservedRouter<Q, T extends RequestFacts, R> {
+  resolve(req: Q): T;
+  dispatch(target: T): Promise<R>;
+}
 
 /**
- * `route`, observed. Wraps the protocol router once, at start-up; the router fills in the facts
- * it is handed (the scope itself when there is one, so lines logged inside carry the task).
+ * The router's requests, observed. Wraps the router once, at start-up: each request is matched,
+ * named from its target (the target itself is the facts when nothing records), then dispatched
+ * inside its scope when there is one, so lines logged inside carry the task.
  */
-export function observeRoutes<Q extends ObservedRequest, R extends ObservedReply>(
-  route: (req: Q, facts: RequestFacts) => Promise<R>,
+export function observeRoutes<Q extends ObservedRequest, T extends RequestFacts, R extends ObservedReply>(
+  router: ObservedRouter<Q, T, R>,
   logger: Logger,
   metrics: Metrics = NO_METRICS,
 ): (req: Q) => Promise<R> {
   const counted = metrics !== NO_METRICS;
   return (req) => {
     const parent = parentFromHeaders(req.headers);
-    // Named by its method until the protocol layer names the operation.
+    // Named by its method until the target is known.
     const span = tracer.startSpan(req.method, { kind: SpanKind.SERVER }, parent);
     const recording = span.isRecording();
     const debug = logger.level === 'debug';
     const started = counted || debug ? performance.now() : 0;
+    const target = router.resolve(req);
     if (!recording && !debug) {
-      const facts = unrouted();
-      return route(req, facts).then((reply) => {
-        if (counted) metrics.requestDone(facts.transport, facts.operation, reply.refused?.code, (performance.now() - started) / 1000);
-        if (reply.refused) logRefusal(logger, req, reply, facts);
+      return router.dispatch(target).then((reply) => {
+        if (counted) metrics.requestDone(target.transport, target.operation, reply.refused?.code, (performance.now() - started) / 1000);
+        if (reply.refused) logRefusal(logger, req, reply, target);
         return reply;
       });
     }
-    const scope: Scope & RequestFacts = { ...unrouted(), ...(recording ? { span, traceId: span.spanContext().traceId } : {}) };
+    const scope: Scope & RequestFacts = {
+      transport: target.transport,
+      operation: target.operation,
+      taskId: target.taskId,
+      ...(recording ? { span, traceId: span.spanContext().traceId } : {}),
+    };
     const finish = (reply: R | undefined): void => {
       const seconds = (performance.now() - started) / 1000;
       if (counted && reply) metrics.requestDone(scope.transport, scope.operation, reply.refused?.code, seconds);
@@ -114,7 +124,7 @@ export function observeRoutes<Q extends ObservedRequest, R extends ObservedReply
         });
       }
     };
-    const run = () => runInScope(scope, () => route(req, scope));
+    const run = () => runInScope(scope, () => router.dispatch(target));
     return (recording ? context.with(trace.setSpan(parent, span), run) : run()).then(
       (reply) => {
         runInScope(scope, () => finish(reply));

@@ -8,7 +8,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Span } from '@opentelemetry/api';
 
-/** What an A2A request turned out to be: the protocol layer fills it in while it routes the request. */
+/** What an A2A request turned out to be: the protocol layer's match of it carries these. */
 export interface RequestFacts {
   /** `card` for the discovery card, which belongs to neither transport. */
   transport: 'jsonrpc' | 'rest' | 'card';

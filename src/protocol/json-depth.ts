@@ -49,8 +49,8 @@ function stringEnd(text: string, open: number): number {
 
 /**
  * Whether the text has at most `max` opening brackets anywhere (in strings too): then it cannot
- * nest deeper than `max`. `indexOf` finds them far faster than a loop over every character: 60 ns
- * for a W1 body, where the bracket scan below takes 290 ns and the path-keeping one 460 ns.
+ * nest deeper than `max`. Counted with `indexOf`, which runs in native code: most bodies stop here,
+ * without a pass over every character (docs/benchmark.md, "Why the protocol layer is shaped as it is").
  */
 function fewBrackets(text: string, max: number): boolean {
   let count = 0;
@@ -62,7 +62,7 @@ function fewBrackets(text: string, max: number): boolean {
 /**
  * Whether the text nests deeper than `maxLevels`, counting brackets outside strings and keeping
  * nothing else. Only a body that does nest too deep is scanned again to name where (`deepPath`):
- * the path bookkeeping (a slice per string, the array indexes) makes that scan 1.6 times as slow.
+ * the path bookkeeping (a slice per string, the array indexes) is paid only by the bodies refused.
  */
 function nestsDeeper(text: string, maxLevels: number): boolean {
   let depth = 0;

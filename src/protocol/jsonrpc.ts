@@ -4,8 +4,9 @@
  * HTTP 200 except the version check (400) and authentication (401).
  */
 import type { IncomingRequest } from '../agent.js';
-import type { AuthGate } from '../auth/gate.js';
 import type { Caller, Operation } from '../auth/types.js';
+import type { Admission } from './admission.js';
+import { promiseOf } from '../promise-of.js';
 import type { Logger } from '../log.js';
 import { A2AError, a2aError, errorBody, ERRORS, shown } from '../a2a/errors.js';
 import { rpcStatus } from './error-status.js';
@@ -102,26 +103,11 @@ export const jsonRpcErrorReply = (id: RpcId, err: A2AError, binding?: RpcBinding
 /** A JSON-RPC notification was carried out: nothing to say (JSON-RPC 2.0 §4.1). */
 const NO_CONTENT: Reply = { kind: 'empty', status: 204 };
 
-export function createJsonRpcHandler(ops: Operations, logger: Logger, gate?: AuthGate, binding: RpcBinding = V03_RPC) {
+export function createJsonRpcHandler(ops: Operations, logger: Logger, admission: Admission, binding: RpcBinding = V03_RPC) {
   const { unary, streaming } = binding.methods(ops);
   const rpcError = (id: RpcId, err: A2AError): Reply => jsonRpcErrorReply(id, err, binding);
   /** An error reply, as the promise every request is answered with. */
   const refuse = (id: RpcId, err: A2AError): Promise<Reply> => Promise.resolve(rpcError(id, err));
-
-  /** 403 when the agent refuses the caller this operation (a plain JSON answer, even for streams). */
-  const authorize = (operation: Operation, ctx: RpcContext): Promise<void> | undefined =>
-    gate && ctx.caller ? gate.authorize(ctx.caller, operation, ctx.request) : undefined;
-
-  /**
-   * Authorized (403 otherwise), then every required extension activated (-32008 otherwise).
-   * Not async: without auth it makes no promise (it throws, inside the caller's try, instead).
-   */
-  const admit = (operation: Operation, ctx: RpcContext): Promise<void> | undefined => {
-    const authorized = authorize(operation, ctx);
-    if (authorized) return authorized.then(() => ops.requireExtensions(operation, ctx.extensions));
-    ops.requireExtensions(operation, ctx.extensions);
-    return undefined;
-  };
 
   /** The id of a request body, when it has a usable one (for errors found early). */
   const idOf = (body: unknown): RpcId => (isObject(body) && isRpcId(body.id) ? body.id : null);
@@ -135,14 +121,14 @@ export function createJsonRpcHandler(ops: Operations, logger: Logger, gate?: Aut
     try {
       const stream = streaming.get(method);
       if (stream) {
-        await admit(stream[0], ctx);
+        await admission.admit(stream[0], ctx);
         // Nobody reads a stream of a notification: the call's effect stays, the stream goes.
         (await stream[1](params, ctx)).cancel();
         return NO_CONTENT;
       }
       const fn = unary.get(method);
       if (!fn) return rpcError(null, a2aError('methodNotFound', shown(method)));
-      await admit(fn[0], ctx);
+      await admission.admit(fn[0], ctx);
       await fn[1](params, ctx);
       return NO_CONTENT;
     } catch (err) {
@@ -150,25 +136,30 @@ export function createJsonRpcHandler(ops: Operations, logger: Logger, gate?: Aut
     }
   }
 
+  /** One SSE error event: how a streaming method refuses once the request is admitted to it. */
+  const streamError = (id: RpcId, err: A2AError): Reply => ({
+    kind: 'stream-error',
+    data: envelope(id, { error: binding.errorBody(err) }),
+    refused: err.entry,
+  });
+
   /** A streaming method's answer: the feed, or its refusal (JSON or one SSE error event). */
   async function openStream(stream: StreamMethod, id: RpcId, method: string, params: unknown, ctx: RpcContext): Promise<Reply> {
     try {
-      const authorized = authorize(stream[0], ctx);
-      if (authorized) await authorized;
+      await admission.admit(stream[0], ctx);
     } catch (err) {
-      return rpcError(id, toA2AError(err, logger, method));
+      const a2a = toA2AError(err, logger, method);
+      // A 403 is plain JSON; a missing required extension is refused like a bad param.
+      return a2a.entry === ERRORS.extensionRequired ? streamError(id, a2a) : rpcError(id, a2a);
     }
     let feed: TaskFeed;
     try {
-      // A missing required extension is refused like a bad param: one SSE error event.
-      ops.requireExtensions(stream[0], ctx.extensions);
       feed = await stream[1](params, ctx);
     } catch (err) {
       const a2a = toA2AError(err, logger, method);
       // Capability refusals are plain JSON (clients read a JSON body for them); every
       // other error of a streaming method is one SSE error event (wire reference §2.3).
-      if (a2a.entry === ERRORS.streamingNotSupported) return rpcError(id, a2a);
-      return { kind: 'stream-error', data: envelope(id, { error: binding.errorBody(a2a) }), refused: a2a.entry };
+      return a2a.entry === ERRORS.streamingNotSupported ? rpcError(id, a2a) : streamError(id, a2a);
     }
     // The envelope's head once per stream; an event the log already serialized is spliced in.
     const head = `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`;
@@ -176,20 +167,17 @@ export function createJsonRpcHandler(ops: Operations, logger: Logger, gate?: Aut
   }
 
   /**
-   * A unary method's answer. Not async: its promise is the method's, mapped once (an async
-   * frame and its await cost every request a promise, a frame and a hop more).
+   * A unary method's answer: the method's own promise, mapped once. The hot path (message/send),
+   * so `promiseOf` rather than an async frame; without auth nothing is waited for before the call.
    */
-  const call = (fn: UnaryMethod, id: RpcId, method: string, params: unknown, ctx: RpcContext): Promise<Reply> => {
-    const refused = (err: unknown): Reply => rpcError(id, toA2AError(err, logger, method));
-    try {
-      // Without auth `admit` makes no promise, and none is waited for.
-      const admitted = admit(fn[0], ctx);
-      const result = admitted ? admitted.then(() => fn[1](params, ctx)) : fn[1](params, ctx);
-      return result.then((value): Reply => ({ kind: 'json', status: 200, body: envelope(id, { result: value }) }), refused);
-    } catch (err) {
-      return Promise.resolve(refused(err));
-    }
-  };
+  const call = (fn: UnaryMethod, id: RpcId, method: string, params: unknown, ctx: RpcContext): Promise<Reply> =>
+    promiseOf(() => {
+      const admitted = admission.admit(fn[0], ctx);
+      return admitted ? admitted.then(() => fn[1](params, ctx)) : fn[1](params, ctx);
+    }).then(
+      (value): Reply => ({ kind: 'json', status: 200, body: envelope(id, { result: value }) }),
+      (err: unknown): Reply => rpcError(id, toA2AError(err, logger, method)),
+    );
 
   return {
     idOf,
@@ -206,7 +194,7 @@ export function createJsonRpcHandler(ops: Operations, logger: Logger, gate?: Aut
       return typeof method === 'string' && (streaming.has(method) || unary.has(method)) ? method : 'unknown';
     },
 
-    /** Not async: a unary method's own promise is handed on (see `call`), no frame around it. */
+    /** Validates the envelope, then calls the method; never throws (every refusal is a reply). */
     handle(body: unknown, ctx: RpcContext): Promise<Reply> {
       if (Array.isArray(body))
         return refuse(null, a2aError('invalidRequest', 'batch requests are not supported: send one request object per call'));

@@ -17,6 +17,7 @@ import { createExtensionPolicy } from './extensions.js';
 import { silentLogger, type Logger } from '../log.js';
 import { A2AError, a2aError, ERRORS, isA2AError, shown } from '../a2a/errors.js';
 import { JsonText } from './json-text.js';
+import { promiseOf } from '../promise-of.js';
 import { formatPath, freeFormTooDeep } from './json-depth.js';
 import { isObject, parseParams, parseSendParams } from './params.js';
 import { decodePageToken, encodePageToken } from './page-token.js';
@@ -237,19 +238,19 @@ export function createOperations(deps: OperationsDeps): Operations {
     activateExtensions: (headers) => extensions.activate(headers),
     requireExtensions: (operation, activated) => extensions.require(operation, activated),
 
-    /** Not async: the service's promise, mapped (an async frame cost a promise and an await hop per send). */
+    /**
+     * The hot path, so `promiseOf` rather than an async frame: the service's promise, mapped once;
+     * invalid params are a rejected promise, never a throw.
+     */
     sendMessage(
       raw: unknown,
       caller?: Caller,
       activated?: readonly string[],
       version?: ProtocolVersion,
     ): Promise<Task | Message | JsonText<Task>> {
-      try {
-        return service.sendMessage(checkedSend(parseSendParams(tolerantSendParams(raw)), version), caller, activated).then(resultOf);
-      } catch (err) {
-        // As from the async function this was: invalid params are a rejected promise, never a throw.
-        return Promise.reject(err);
-      }
+      return promiseOf(() => service.sendMessage(checkedSend(parseSendParams(tolerantSendParams(raw)), version), caller, activated)).then(
+        resultOf,
+      );
     },
 
     /** message:stream. Validation and capability errors are thrown before any stream starts. */

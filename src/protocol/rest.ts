@@ -3,9 +3,10 @@
  * of the last path segment (`tasks/abc:cancel`); `%3A` is accepted for the colon.
  */
 import type { IncomingRequest } from '../agent.js';
-import type { AuthGate } from '../auth/gate.js';
 import type { Caller, Operation } from '../auth/types.js';
 import type { Logger } from '../log.js';
+import type { Admission } from './admission.js';
+import { promiseOf } from '../promise-of.js';
 import { a2aError, shown } from '../a2a/errors.js';
 import type { Operations } from './operations.js';
 import type { TaskFeed } from '../runtime/task-feed.js';
@@ -229,13 +230,13 @@ export function resolveRestRoute(method: string, segments: string[]): RestTarget
 /** Paths under /v1 that stay public with auth on (load balancers probe them). */
 export const PUBLIC_REST_PATHS: ReadonlySet<string> = new Set(['/v1/health', '/v1/health/ready']);
 
-export function createRestHandler(ops: Operations, logger: Logger, gate?: AuthGate, dialect: RestDialectName = 'a2a') {
+export function createRestHandler(ops: Operations, logger: Logger, admission: Admission, dialect: RestDialectName = 'a2a') {
   const shape = REST_DIALECTS[dialect];
   return {
     /**
-     * Handles a path under /v1/ where `resolveRestRoute` sent it, or answers 404/405. Not async:
-     * without an authorization to wait for, the route's own promise carries the answer (an async
-     * frame and its await cost every request a promise and a hop more).
+     * Handles a path under /v1/ where `resolveRestRoute` sent it, or answers 404/405. The hot path
+     * (message:send), so `promiseOf` rather than an async frame: the route's own promise carries
+     * the answer when there is no authorization to wait for.
      */
     handle(req: RestRequest, target: RestTarget): Promise<Reply> {
       const { route } = target;
@@ -244,18 +245,13 @@ export function createRestHandler(ops: Operations, logger: Logger, gate?: AuthGa
           return Promise.resolve(restError(a2aError('methodNotFound', `${req.method} is not allowed on ${shown(req.path)}`)));
         return Promise.resolve(restError(a2aError('methodNotFound', `no route ${req.method} ${shown(req.path)}`)));
       }
-      const refused = (err: unknown): Reply => restError(toA2AError(err, logger, `${req.method} ${req.path}`));
-      const run = (): Promise<Reply> => {
-        if (route.op) ops.requireExtensions(route.op, req.extensions);
-        return route.run(req, ops, target.captures, shape);
-      };
-      try {
-        const authorized = gate && route.op && req.caller ? gate.authorize(req.caller, route.op, req.request) : undefined;
-        return (authorized ? authorized.then(run) : run()).then(undefined, refused);
-      } catch (err) {
-        // As from the async function this was: a throw becomes the error reply.
-        return Promise.resolve(refused(err));
-      }
+      const { op } = route;
+      const run = (): Promise<Reply> => route.run(req, ops, target.captures, shape);
+      return promiseOf(() => {
+        // Routes without an operation (the health probes) are public and gate nothing.
+        const admitted = op ? admission.admit(op, req) : undefined;
+        return admitted ? admitted.then(run) : run();
+      }).then(undefined, (err: unknown) => restError(toA2AError(err, logger, `${req.method} ${req.path}`)));
     },
   };
 }
@@ -273,8 +269,9 @@ export function segmentsOf(pathAfterV1: string): string[] | undefined {
 }
 
 /**
- * `path.split('/')`, by hand: V8's split took about 180 ns for `message:send` (a one-segment
- * path), this loop about 50 ns, on every REST request.
+ * `path.split('/')`, by hand: every REST request splits its path, and for the short paths A2A
+ * uses this loop is cheaper than V8's generic split (docs/benchmark.md, "Why the protocol layer
+ * is shaped as it is").
  */
 function splitSlashes(path: string): string[] {
   const out: string[] = [];

@@ -26,7 +26,7 @@ function stack() {
       preferredTransport: 'JSONRPC',
     },
   });
-  return { service, route: createRouter(ops, silentLogger) };
+  return { service, route: createRouter(ops, silentLogger).route };
 }
 
 const request = (method: string, path: string, body?: unknown): ProtocolRequest => ({
