@@ -2,7 +2,7 @@
  * The layers of src/ (docs/architecture.md), enforced: imports point down only, and nothing
  * imports in a circle. `npm run lint` runs it.
  *
- *   cli/ -> server.ts, index.ts, testing.ts -> debug/ -> http/ -> protocol/ -> push/, runtime/
+ *   cli/ -> server.ts, index.ts, testing.ts -> server/ (createServer's stages) -> debug/ -> http/ -> protocol/ -> push/, runtime/
  *   -> cluster/ (implements runtime's ports) ... -> store/, agent.ts -> auth/ -> a2a/ -> machines/
  *   config.ts, log.ts, load-backend.ts, process-guard.ts, pause.ts, promise-of.ts: leaves anyone may use.
  *   observe/ (metrics, traces, logs): a leaf folder every layer reports to; it imports nothing of ours.
@@ -36,38 +36,44 @@ module.exports = {
     layer(
       'runtime-below-protocol',
       '^src/runtime/',
-      '^src/(protocol|http|push|cluster|debug|cli)/|^src/(server|index|testing)\\.ts',
+      '^src/(protocol|http|push|cluster|debug|cli)/|^src/(server|index|testing)\\.ts|^src/server/',
       'the runtime knows tasks, not wire formats, sockets, webhooks or the cluster backends',
     ),
     layer(
       'cluster-implements-runtime-ports',
       '^src/cluster/',
-      '^src/(protocol|http|push|debug|cli)/|^src/(server|index|testing)\\.ts',
+      '^src/(protocol|http|push|debug|cli)/|^src/(server|index|testing)\\.ts|^src/server/',
       'cluster backends sit below the wire',
     ),
     layer(
       'push-below-protocol',
       '^src/push/',
-      '^src/(protocol|http|runtime|cluster|debug|cli)/|^src/(server|index|testing)\\.ts',
+      '^src/(protocol|http|runtime|cluster|debug|cli)/|^src/(server|index|testing)\\.ts|^src/server/',
       'push knows configs and webhooks',
     ),
     layer(
       'protocol-below-http',
       '^src/protocol/',
-      '^src/(http|cluster|debug|cli)/|^src/(server|index|testing)\\.ts',
+      '^src/(http|cluster|debug|cli)/|^src/(server|index|testing)\\.ts|^src/server/',
       'the wire knows no sockets',
     ),
     layer(
       'http-below-server',
       '^src/http/',
-      '^src/(debug|cli|store|cluster|push)/|^src/(server|index|testing)\\.ts',
+      '^src/(debug|cli|store|cluster|push)/|^src/(server|index|testing)\\.ts|^src/server/',
       'front ends adapt sockets to the protocol layer',
     ),
     layer(
       'debug-below-server',
       '^src/debug/',
-      '^src/(cli|store|cluster|push|runtime)/|^src/(server|index|testing)\\.ts',
+      '^src/(cli|store|cluster|push|runtime)/|^src/(server|index|testing)\\.ts|^src/server/',
       'the debug page is served by the front end',
+    ),
+    layer(
+      'stages-below-the-entry',
+      '^src/server/',
+      '^src/(server|index|testing)\\.ts',
+      "createServer's stages know each other and the layers below, not the public entry",
     ),
     layer('agent-api-is-types', '^src/agent\\.ts$', '^src/(?!a2a/|auth/)', 'the author-facing types rest on the model and auth only'),
     layer('only-the-cli-starts-the-cli', '^src/(?!cli/)', '^src/cli/', 'nothing depends on the command line'),

@@ -86,6 +86,8 @@ for (let i = 0; i < CLUSTER_REPLICAS; i++) {
       logLevel: 'silent',
       env: {},
       metrics: false,
+      // As `a2actor serve` tunes its process (src/heap-tuning.ts).
+      tuneHeap: true,
     }),
   );
 }

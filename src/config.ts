@@ -95,7 +95,8 @@ export const SettingsSchema = z.object({
   /**
    * V8 runs its next full collection when the old generation has grown this much past what
    * survived the last one (src/heap-tuning.ts); 0 leaves V8's own factor (up to 4x); `auto`
-   * chooses by store (heap-tuning.ts says why). Set once per process, by createServer.
+   * chooses by store (heap-tuning.ts says why). Process-wide: applied by `a2actor serve`, or by
+   * createServer only with `tuneHeap: true`.
    */
   heapGrowthPercent: z
     .union([z.literal('auto'), z.coerce.number().int()])
@@ -104,7 +105,8 @@ export const SettingsSchema = z.object({
   /**
    * V8's allocation-site pretenuring (src/heap-tuning.ts): `off` lets every object start in the
    * young generation, where a task's short-lived objects die cheaply; `v8` leaves V8's own
-   * heuristics. Set once per process, by createServer.
+   * heuristics. Process-wide: applied by `a2actor serve`, or by createServer only with
+   * `tuneHeap: true`.
    */
   pretenuring: z.enum(['off', 'v8']).default('off'),
   /**

@@ -1,22 +1,23 @@
 /**
- * How far V8 lets the old generation grow past what survived its last full collection before it
- * marks again (the `heapGrowthPercent` setting). V8's own factor is dynamic and, on a machine with
- * more than a few GB, goes up to 4x: under the bench soak about 55 MB survive each mark-compact
- * and V8 waits until about 230 MB of old space before the next one, so RSS climbs with garbage
- * that nothing references. A fixed factor makes the full collections come sooner and the peak
- * stay near the live set.
+ * Two V8 flags that suit a server whose tasks are short-lived: how far the old generation may
+ * grow between full collections, and whether V8 pretenures. Both are process-wide, so only the
+ * CLI (`a2actor serve`) sets them, or an embedder who asks with createServer's `tuneHeap: true`;
+ * a server mounted in someone else's process leaves them alone (README "What the server does to
+ * its process"). The figures behind both choices are in docs/benchmark.md, "Why the front end
+ * and the process are tuned as they are".
  *
- * `auto` (the default) chooses by store. Measured (2 cores, `npm run bench`): the SQLite soak
- * (7 min) peaked at 393.6 MB RSS over a settled 171.9 (2.29x) with V8's factor, and at 269.5 /
- * 271.6 over 189.0 / 186.4 (1.43x / 1.46x) with 100%, at the same CPU per operation; W1 on SQLite
- * cost the same either way (117.6 / 118.1 µs per task, medians of three alternated runs). On the
- * memory store, whose live heap only grows (every task stays), each full collection marks all of
- * it and 100% cost ~10% more CPU per W1 task: there V8's own factor stays.
+ * Heap growth (the `heapGrowthPercent` setting): V8's own factor is dynamic and, on a machine
+ * with a few GB, lets the old generation grow to several times what survived the last full
+ * collection before it marks again, so RSS climbs with garbage that nothing references. A fixed
+ * factor makes full collections come sooner and the peak stay near the live set, at the same CPU
+ * per operation with a durable store. `auto` (the default) chooses by store: with the memory
+ * store the live heap only grows (every task stays), each full collection marks all of it, and
+ * a fixed factor costs CPU, so V8's own factor stays there.
  *
  * V8 reads the flag at every full collection (it computes the next limit from it), so setting it
  * once the process runs is effective: test/e2e/heap-tuning.test.ts reads V8's own trace of the
- * limits it sets. The flag is process-wide: the last server to set it wins, and an operator who
- * starts node with the flag (`node --heap-growing-percent=N`) keeps theirs.
+ * limits it sets. The last server to set it wins, and an operator who starts node with the flag
+ * (`node --heap-growing-percent=N`) keeps theirs.
  */
 import { setFlagsFromString } from 'node:v8';
 
@@ -29,7 +30,7 @@ export const DURABLE_STORE_HEAP_GROWTH_PERCENT = 100;
 export type HeapGrowth =
   /** The factor is 1 + percent/100 from now on. */
   | 'applied'
-  /** `heapGrowthPercent: 0` (or `auto` with the memory store): V8 keeps its own dynamic factor. */
+  /** `heapGrowthPercent: 0` (or `auto` with the memory store), or no tuning asked: V8 keeps its own dynamic factor. */
   | 'v8-default'
   /** Node was started with the flag: the operator's value stays. */
   | 'node-flag';
@@ -40,10 +41,18 @@ export function heapGrowthPercentFor(setting: 'auto' | number, store: { readonly
   return store.keepsTasksInProcess ? 0 : DURABLE_STORE_HEAP_GROWTH_PERCENT;
 }
 
+/**
+ * What this module has set in this process. V8's flags are process-wide and cannot be read
+ * back, so the record of what we set is process-wide too: a server reports what is in force,
+ * whichever server (or bench script) set it.
+ */
+const setHere: { heapGrowthPercent: number | undefined; pretenuringOff: boolean } = { heapGrowthPercent: undefined, pretenuringOff: false };
+
 export function applyHeapGrowth(percent: number, execArgv: readonly string[] = process.execArgv): HeapGrowth {
   if (execArgv.some((arg) => NODE_FLAG.test(arg))) return 'node-flag';
   if (percent === 0) return 'v8-default';
-  setFlagsFromString(`--heap-growing-percent=${Math.round(percent)}`);
+  setHere.heapGrowthPercent = Math.round(percent);
+  setFlagsFromString(`--heap-growing-percent=${setHere.heapGrowthPercent}`);
   return 'applied';
 }
 
@@ -51,20 +60,18 @@ export function applyHeapGrowth(percent: number, execArgv: readonly string[] = p
  * V8's allocation-site pretenuring: once most objects from one allocation site (an object
  * literal, an array) have survived a young-generation collection, V8 allocates that site's
  * objects straight in the old generation. Under load every task's XState actor, its snapshots
- * and the runtime's task record come from such sites, and they are decided "old" during the
- * first thousand tasks (109,184 of 110,208 task records were born old in bench/micro/turn.ts).
- * But a task lives for milliseconds: born old, it and everything it points to (its statuses,
- * messages, artifacts, the young objects written into it) stay until the next full collection,
- * and each scavenge copies and promotes what those dead old objects still reference.
+ * and the runtime's task record come from such sites, and nearly all of them are decided "old"
+ * during the first thousand tasks (bench/micro/turn.ts shows it). But a task lives for
+ * milliseconds: born old, it and everything it points to (its statuses, messages, artifacts, the
+ * young objects written into it) stay until the next full collection, and each scavenge copies
+ * and promotes what those dead old objects still reference.
  *
- * Off (the default, `pretenuring: 'off'`), every object starts young and dies young. Measured
- * on 2 cores: the task actor micro 51 -> 22-26 µs per task (bench/micro/task-actor.ts, two runs
- * each, with the flag at start and set here at run time alike); W1 on the memory store 180 -> 148
- * µs per task with RSS 311 -> 275 MB, while the official SDK's server, whose objects this does
- * not concern, read 362 -> 361 µs (five alternated rounds each). V8 reads the flag when it
- * processes the sites' feedback after each scavenge, so setting it once the process runs is
- * effective (test/e2e/heap-tuning.test.ts reads V8's own trace of its decisions). Process-wide;
- * node started with either form of the flag keeps the operator's choice.
+ * Off (the default, `pretenuring: 'off'`), every object starts young and dies young: a task costs
+ * less CPU and the peak RSS is lower, while a server whose objects this does not concern (the
+ * official SDK's) costs the same. V8 reads the flag when it processes the sites' feedback after
+ * each scavenge, so setting it once the process runs is effective (test/e2e/pretenuring.test.ts
+ * sees objects born young or old accordingly). Node started with either form of the flag keeps
+ * the operator's choice.
  */
 const PRETENURING_FLAG = /^--(no[-_])?allocation[-_]site[-_]pretenuring$/;
 
@@ -73,6 +80,46 @@ export type Pretenuring = 'off' | 'v8' | 'node-flag';
 export function applyPretenuring(setting: 'off' | 'v8', execArgv: readonly string[] = process.execArgv): Pretenuring {
   if (execArgv.some((arg) => PRETENURING_FLAG.test(arg))) return 'node-flag';
   // Setting V8's default back would undo another server's choice in the same process for nothing.
-  if (setting === 'off') setFlagsFromString('--no-allocation-site-pretenuring');
+  if (setting === 'off') {
+    setFlagsFromString('--no-allocation-site-pretenuring');
+    setHere.pretenuringOff = true;
+  }
   return setting;
+}
+
+/** What a server reports of the two flags (A2AServer.heapGrowthPercent / pretenuring, its start line). */
+export interface HeapTuning {
+  /** Whether this server was asked to set the flags (`tuneHeap`), or left them as it found them. */
+  readonly tuned: boolean;
+  /** In force now: `applied` (by this server or an earlier one in the process), V8's own, or node's flag. */
+  readonly heapGrowth: HeapGrowth;
+  /** The percent in force when `heapGrowth` is `applied`, else 0. */
+  readonly heapGrowthPercent: number;
+  /** In force now: `off` once set by this process, else V8's own, or node's flag. */
+  readonly pretenuring: Pretenuring;
+}
+
+/**
+ * Applies the `heapGrowthPercent` and `pretenuring` settings to this process when `tune` is
+ * set; either way, reports what is in force afterwards: node's own flags, what this process set
+ * (an earlier server's tuning stays: V8's default is never set back), or V8's own.
+ */
+export function tuneHeap(
+  tune: boolean,
+  settings: { readonly heapGrowthPercent: 'auto' | number; readonly pretenuring: 'off' | 'v8' },
+  store: { readonly keepsTasksInProcess?: boolean },
+  execArgv: readonly string[] = process.execArgv,
+): HeapTuning {
+  if (tune) {
+    applyHeapGrowth(heapGrowthPercentFor(settings.heapGrowthPercent, store), execArgv);
+    applyPretenuring(settings.pretenuring, execArgv);
+  }
+  const percent = setHere.heapGrowthPercent;
+  const heapGrowth: HeapGrowth = execArgv.some((arg) => NODE_FLAG.test(arg))
+    ? 'node-flag'
+    : percent === undefined
+      ? 'v8-default'
+      : 'applied';
+  const pretenuring: Pretenuring = execArgv.some((arg) => PRETENURING_FLAG.test(arg)) ? 'node-flag' : setHere.pretenuringOff ? 'off' : 'v8';
+  return { tuned: tune, heapGrowth, heapGrowthPercent: heapGrowth === 'applied' ? (percent ?? 0) : 0, pretenuring };
 }

@@ -1,36 +1,28 @@
 /**
  * createServer: wires the store, the event log, the task runtime, the protocol layer and the
- * uWS front end into one running server.
+ * front end into one running server, in stages (src/server/): each takes what the earlier ones
+ * built and returns what it makes, so every value exists before anything uses it.
+ *
+ *   card -> observability -> backends (store, V8 tuning when asked, event log, coordinator)
+ *   -> push -> runtime -> protocol (operations, the observed router) -> front end
  */
-import type { InspectionEvent, Observer } from 'xstate';
 import type { AgentDefinition } from './agent.js';
 import { resolveSettings, type Settings, type SettingsInput } from './config.js';
-import { hostPort, type FrontEndKind, type HttpOptions, type HttpServer, type RawRoute } from './http/exchange.js';
-import { startFrontEnd } from './http/front-end.js';
-import { nodeHandler, type NodeRequestHandler } from './http/node-server.js';
-import { setupDebug } from './debug/index.js';
-import { checkSkillSecurity, createAuthGate } from './auth/gate.js';
+import type { FrontEndKind, RawRoute } from './http/exchange.js';
+import type { NodeRequestHandler } from './http/node-server.js';
 import { createLogger, type Logger } from './log.js';
-import { applyHeapGrowth, applyPretenuring, heapGrowthPercentFor, type Pretenuring } from './heap-tuning.js';
-import { cardExtensions, checkExtensions } from './protocol/extensions.js';
-import { observeRoutes } from './observe/requests.js';
-import { createOperations } from './protocol/operations.js';
-import { checkCard, type CardOptions } from './protocol/card.js';
-import { createCardSigner, type CardSigner, type CardSigningOptions } from './protocol/card-signing.js';
-import type { AgentCard } from './agent.js';
-import { createRouter } from './protocol/router.js';
-import { V1_PUSH_BODY } from './protocol/v1/push.js';
-import { PushConfigs } from './push/configs.js';
-import { PushDispatcher, type PushStats } from './push/dispatcher.js';
-import type { TaskEventLog } from './runtime/event-log.js';
-import { TaskService } from './runtime/task-service.js';
-import { openStore } from './store/open.js';
-import { openCoordinator, openEventLog } from './cluster/open.js';
+import type { Pretenuring } from './heap-tuning.js';
+import type { CardSigningOptions } from './protocol/card-signing.js';
 import type { Coordinator } from './runtime/coordinator.js';
+import type { TaskEventLog } from './runtime/event-log.js';
+import type { TaskService } from './runtime/task-service.js';
 import type { TaskStore } from './store/types.js';
-import { measuredStore } from './store/measured.js';
-import { createMetrics, type ServerMetrics } from './observe/metrics.js';
-import { metricsRoute, startMetricsListener, type MetricsListener } from './http/metrics-endpoint.js';
+import { backendsStage } from './server/backends.js';
+import { cardStage } from './server/card.js';
+import { frontEndStage, type ServerStats } from './server/front-end.js';
+import { observabilityStage, type Inspector } from './server/observability.js';
+import { protocolStage } from './server/protocol.js';
+import { pushStage, runtimeStage } from './server/runtime.js';
 
 export interface CreateServerOptions extends Partial<SettingsInput> {
   agent: AgentDefinition;
@@ -44,7 +36,7 @@ export interface CreateServerOptions extends Partial<SettingsInput> {
   /** Environment to read SERVICE_* settings from (default: process.env). */
   env?: NodeJS.ProcessEnv;
   /** Observer of every task actor (e.g. the Stately inspector's `inspect`). */
-  inspector?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
+  inspector?: Inspector;
   /** Extra non-A2A routes served first (the debug page plugs in here). */
   rawRoutes?: RawRoute[];
   /**
@@ -52,11 +44,13 @@ export interface CreateServerOptions extends Partial<SettingsInput> {
    * `kid`, `jku` and `alg` settings fill what is not given here).
    */
   cardSigning?: CardSigningOptions;
+  /**
+   * Apply the `heapGrowthPercent` and `pretenuring` settings to this process's V8 flags (README
+   * "What the server does to its process"). Off by default: the flags are process-wide, and a
+   * server mounted in someone else's process must not change them. `a2actor serve` turns it on.
+   */
+  tuneHeap?: boolean;
 }
-
-/** With SERVICE_METRICS_PORT (or `metrics: { port }`), /metrics has a listener of its own. */
-const metricsPortOf = (settings: Settings): number | undefined =>
-  typeof settings.metrics === 'object' ? settings.metrics.port : settings.metricsPort;
 
 export interface A2AServer {
   /** `http://host:port` */
@@ -66,13 +60,15 @@ export interface A2AServer {
   readonly metricsUrl: string | undefined;
   readonly settings: Settings;
   /**
-   * The heap growth createServer set (src/heap-tuning.ts): the percent, 0 for V8's own factor,
-   * or `node-flag` when node was started with `--heap-growing-percent` (that value stays).
+   * The heap growth createServer set with `tuneHeap` (src/heap-tuning.ts): the percent, 0 for
+   * V8's own factor (also when `tuneHeap` is off: the flag is left as it was), or `node-flag` when
+   * node was started with `--heap-growing-percent` (that value stays).
    */
   readonly heapGrowthPercent: number | 'node-flag';
   /**
    * V8's allocation-site pretenuring as createServer left it (src/heap-tuning.ts): `off`, `v8`
-   * (V8's own), or `node-flag` when node was started with either form of the flag.
+   * (V8's own, and what a server without `tuneHeap` reports), or `node-flag` when node was
+   * started with either form of the flag.
    */
   readonly pretenuring: Pretenuring;
   /** Which front end serves: `uws` (a native uWebSockets.js build), `node` (node:http), `none` (mounted only). */
@@ -82,17 +78,7 @@ export interface A2AServer {
   readonly service: TaskService;
   readonly store: TaskStore;
   /** Live counters: tasks, actors, subscriptions, open streams (leak checks, metrics). */
-  stats(): {
-    liveTasks: number;
-    runningActors: number;
-    pendingFlushes: number;
-    eventLogs: number;
-    subscribers: number;
-    openStreams: number;
-    frontEnd: FrontEndKind;
-    /** Webhook delivery: workers, queued deliveries, attempts in flight. */
-    push: PushStats;
-  };
+  stats(): ServerStats;
   /**
    * Stops at once: running turns are abandoned (they are marked failed at the next start) and
    * open streams end where they are.
@@ -115,44 +101,6 @@ export interface A2AServer {
   nodeHandler(opts?: { mountPath?: string }): NodeRequestHandler;
 }
 
-/**
- * The card signer from the `cardSigning` option or the SERVICE_CARD_SIGNING_* settings, tried
- * once on the checked card so that a key jose cannot sign with stops the start, not a request.
- */
-async function cardSignerOf(given: CardSigningOptions | undefined, settings: Settings, sample: AgentCard): Promise<CardSigner | undefined> {
-  const key = given?.key ?? settings.cardSigningKey;
-  if (key === undefined) return undefined;
-  const kid = given?.kid ?? settings.cardSigningKid;
-  const jku = given?.jku ?? settings.cardSigningJku;
-  const alg = given?.alg ?? settings.cardSigningAlg;
-  const signer = createCardSigner({ key, ...(kid ? { kid } : {}), ...(jku ? { jku } : {}), ...(alg ? { alg } : {}) });
-  try {
-    await signer.sign(sample);
-  } catch (err) {
-    throw new TypeError(`card signing key: a test signature failed (${err instanceof Error ? err.message : String(err)})`, { cause: err });
-  }
-  return signer;
-}
-
-/** A backend's URL as it may be shown: no user name or password. */
-function withoutCredentials(spec: string): string {
-  try {
-    const url = new URL(spec);
-    if (!url.username && !url.password) return spec;
-    url.username = '';
-    url.password = '';
-    return url.toString();
-  } catch {
-    return spec;
-  }
-}
-
-/** A backend that failed at start-up, named with its URL (credentials left out). */
-const backendError = (what: string, spec: string, err: unknown): Error =>
-  new Error(`the ${what} ${withoutCredentials(spec)} could not be opened: ${err instanceof Error ? err.message : String(err)}`, {
-    cause: err,
-  });
-
 export async function createServer(options: CreateServerOptions): Promise<A2AServer> {
   const {
     agent,
@@ -164,237 +112,96 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
     inspector,
     rawRoutes,
     cardSigning,
+    tuneHeap = false,
     ...overrides
   } = options;
   const settings = resolveSettings(overrides, env);
   const logger = givenLogger ?? createLogger(settings.logLevel);
-  // Checked before anything opens: a declaration the card could not honour stops here.
-  checkSkillSecurity(agent.card.skills, agent.auth);
-  checkExtensions(agent.capabilities?.extensions);
-  const gate = agent.auth ? createAuthGate(agent.auth, logger) : undefined;
-  const declared = agent.capabilities ?? {};
-  const capabilities = {
-    streaming: (declared.streaming ?? false) && settings.streaming,
-    pushNotifications: (declared.pushNotifications ?? false) && settings.pushNotifications,
-    stateTransitionHistory: declared.stateTransitionHistory ?? true,
-    ...(declared.extensions && declared.extensions.length > 0 ? { extensions: cardExtensions(declared.extensions) } : {}),
-  };
-  const cardOptions: CardOptions = {
-    agent,
-    capabilities,
-    preferredTransport: settings.preferredTransport,
-    ...(gate ? { security: gate.card } : {}),
-  };
-  // So is a card that breaks the A2A rules, and a signing key that cannot sign it.
-  const signer = await cardSignerOf(cardSigning, settings, checkCard(cardOptions));
-  // The /chat page and the Stately inspector; an `inspector` given here wins over `inspect`.
-  const debug = await setupDebug({ ...settings, inspect: settings.inspect && !inspector }, logger);
-  const inspect = inspector ?? debug.inspect;
-  const metrics = settings.metrics === false ? undefined : createMetrics();
-  let store: TaskStore;
-  try {
-    store = taskStore ?? (await openStore(settings.store));
-  } catch (err) {
-    throw backendError('store', settings.store, err);
-  }
-  // Process-wide, before the load: bounds the garbage V8 lets pile up between full collections.
-  const heapGrowthPercent = heapGrowthPercentFor(settings.heapGrowthPercent, store);
-  const heapGrowth = applyHeapGrowth(heapGrowthPercent);
-  const pretenuring = applyPretenuring(settings.pretenuring);
-  const events =
-    eventLog ??
-    (await openEventLog(settings, logger, metrics).catch(async (err: unknown) => {
-      await store.close();
-      throw backendError('event log', settings.events, err);
-    }));
-  let coordinator: Coordinator;
-  try {
-    coordinator = givenCoordinator ?? (await openCoordinator(settings.events, settings.leaseTtl, logger, metrics));
-  } catch (err) {
-    await store.close();
-    throw backendError('event log', settings.events, err);
-  }
-  // Timed store operations; `server.store` stays the adapter itself.
-  const timedStore = metrics ? measuredStore(store, metrics) : store;
-  const service = new TaskService({
-    agent,
-    store: timedStore,
-    metrics,
-    events,
-    settings,
-    logger,
-    coordinator,
-    leaseTtl: settings.leaseTtl,
-    // With replicas a turn's webhooks go out (2 s at most) before another replica may run the next.
-    beforeHandOver: (taskId) => pushDelivery?.drained(taskId, 2000) ?? Promise.resolve(),
-    ...(inspect ? { inspect } : {}),
-  });
-  const push = new PushConfigs(timedStore, settings.pushMaxConfigsPerTask);
-  // Webhook delivery: every transition of an exposed task goes to the task's configs.
-  const pushDelivery = capabilities.pushNotifications
-    ? new PushDispatcher({ configs: push, settings, logger, metrics, bodies: { '1.0': V1_PUSH_BODY } })
-    : undefined;
-  if (pushDelivery) {
-    push.onChange((taskId) => pushDelivery.invalidate(taskId));
-    service.setInlinePushRegistrar(async (taskId, config) => {
-      pushDelivery.registeredInline(taskId);
-      await push.set(taskId, config);
-    });
-    service.onTransition((task) => pushDelivery.notify(task), { handledWithoutCopy: (task) => pushDelivery.handledWithoutCopy(task) });
-  }
-  const ops = createOperations({
-    service,
-    push,
-    card: cardOptions,
-    maxJsonDepth: settings.maxJsonDepth,
-    logger,
-    ...(signer ? { signer } : {}),
-    readiness: {
-      store: () => store.ping?.() ?? Promise.resolve(),
-      events: () => Promise.all([coordinator.ping(), events.ping?.()]).then(() => undefined),
-    },
-  });
-  const router = createRouter(ops, logger, { maxJsonDepth: settings.maxJsonDepth, restDialect: settings.restDialect }, gate);
-  /**
-   * The exposition: gauges are read from the server as it stands, and readiness is checked at
-   * each scrape (with the readiness endpoint's own timeout) rather than cached from the last
-   * probe: nothing guarantees a probe runs, and one ping per backend per scrape is cheap.
-   */
-  const renderWith = (m: ServerMetrics) => async (): Promise<string> => {
-    const { checks } = (await ops.readiness()).body;
-    const stats = server.stats();
-    return m.render({
-      liveTasks: stats.liveTasks,
-      runningActors: stats.runningActors,
-      openStreams: stats.openStreams,
-      pushInFlight: stats.push.inFlight,
-      pushQueued: stats.push.queued,
-      ready: { store: checks.store === 'ok', events: checks.events === 'ok' },
-    });
-  };
-  const renderMetrics = metrics ? renderWith(metrics) : undefined;
-  const metricsPort = metrics ? metricsPortOf(settings) : undefined;
-
+  const card = await cardStage(agent, settings, logger, cardSigning);
+  const { debug, inspect, metrics } = await observabilityStage(settings, logger, inspector);
+  const backends = await backendsStage({ taskStore, eventLog, coordinator: givenCoordinator, tuneHeap }, settings, logger, metrics);
+  const { store, coordinator, heap } = backends;
+  const push = pushStage(backends, card.capabilities.pushNotifications, settings, logger, metrics);
+  const service = runtimeStage(agent, backends, push, settings, logger, metrics, inspect);
+  const { ops, route } = protocolStage(service, push.configs, backends, card, settings, logger, metrics);
   const { recovered } = await service.init();
-  const httpOptions: HttpOptions = {
-    host: settings.host,
-    port: settings.port,
-    maxBodyBytes: settings.maxBodyBytes,
-    route: observeRoutes(router, logger, metrics),
-    rawRoutes: [
-      ...(renderMetrics && metricsPort === undefined ? [metricsRoute(renderMetrics)] : []),
-      ...debug.rawRoutes,
-      ...(rawRoutes ?? []),
-    ],
-    sse: { heartbeatMs: settings.sseHeartbeat * 1000, maxBufferedBytes: settings.sseMaxBufferedBytes },
-    logger,
-    ...(metrics ? { metrics } : {}),
-  };
-  /** Handlers mounted in host apps: their open streams count and close with the server's. */
-  const mounted: ReturnType<typeof nodeHandler>['exchange'][] = [];
-  /** A listener that cannot start leaves nothing of what was opened before it. */
-  const closeOpened = async () => {
+
+  /** Closes what the stages below the front end opened; queued webhooks get `pushGraceMs`. */
+  const closeBelowFrontEnd = async (pushGraceMs: number): Promise<void> => {
     await service.close();
     debug.close();
-    await pushDelivery?.close(0);
+    await push.delivery?.close(pushGraceMs);
     await coordinator.close();
     await store.close();
   };
-  let http: HttpServer;
-  let frontEnd: string;
-  try {
-    ({ http, description: frontEnd } = await startFrontEnd(settings.frontEnd, httpOptions));
-  } catch (err) {
-    await closeOpened();
-    throw err;
-  }
-  let metricsListener: MetricsListener | undefined;
-  if (renderMetrics && metricsPort !== undefined) {
-    try {
-      metricsListener = await startMetricsListener(settings.host, metricsPort, renderMetrics);
-    } catch (err) {
-      http.close();
-      await closeOpened();
-      throw err;
-    }
-  }
-  const url = http.frontEnd === 'none' ? '' : `http://${hostPort(settings.host, http.port)}`;
-  const metricsUrl = metricsListener
-    ? `http://${hostPort(settings.host, metricsListener.port)}/metrics`
-    : renderMetrics && url
-      ? `${url}/metrics`
-      : undefined;
+  const front = await frontEndStage({
+    settings,
+    logger,
+    metrics,
+    route,
+    ops,
+    service,
+    backends,
+    push,
+    rawRoutes: [...debug.rawRoutes, ...(rawRoutes ?? [])],
+    // A listener that cannot start leaves nothing of what was opened before it.
+    closeOpened: () => closeBelowFrontEnd(0),
+  });
+  const { http, url } = front;
   logger.info('server.started', {
     url,
     agent: agent.card.name,
     store: store.description,
     events: coordinator.description,
-    frontEnd,
-    heapGrowth: heapGrowth === 'applied' ? `${heapGrowthPercent}%` : heapGrowth,
-    pretenuring,
-    metrics: metricsUrl ?? (renderMetrics ? 'mounted app /metrics' : 'off'),
-    capabilities,
-    ...(signer ? { cardSigning: { alg: signer.alg, ...(signer.kid ? { kid: signer.kid } : {}) } } : {}),
+    frontEnd: front.description,
+    heapGrowth: heap.heapGrowth === 'applied' ? `${heap.heapGrowthPercent}%` : heap.heapGrowth,
+    pretenuring: heap.pretenuring,
+    ...(heap.tuned ? {} : { heapTuning: 'off: V8 flags left as they were' }),
+    metrics: front.metricsShown,
+    capabilities: card.capabilities,
+    ...(card.signer ? { cardSigning: { alg: card.signer.alg, ...(card.signer.kid ? { kid: card.signer.kid } : {}) } } : {}),
     recoveredTasks: recovered,
   });
 
   let closing: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      http.close();
+      await front.metricsListener?.close();
+      front.closeMounted();
+      // Queued webhook deliveries get a bounded grace period before the store goes away.
+      await closeBelowFrontEnd(settings.shutdownGrace * 1000);
+      logger.info('server.stopped', { url });
+    })();
+    return closing;
+  };
   let draining: Promise<void> | undefined;
-  const server: A2AServer = {
+  const shutdown = (opts: { graceMs?: number } = {}): Promise<void> => {
+    draining ??= (async () => {
+      const graceMs = opts.graceMs ?? settings.shutdownGrace * 1000;
+      logger.info('server.draining', { url, liveTasks: service.stats().liveTasks, graceMs });
+      http.stopListening();
+      await service.drain(graceMs);
+      // Answers to blocking sends that the last turns just released go out first.
+      await new Promise((resolve) => setImmediate(resolve));
+      await close();
+    })();
+    return draining;
+  };
+  return {
     url,
     port: http.port,
-    metricsUrl,
+    metricsUrl: front.metricsUrl,
     settings,
-    heapGrowthPercent: heapGrowth === 'node-flag' ? 'node-flag' : heapGrowthPercent,
-    pretenuring,
+    heapGrowthPercent: heap.heapGrowth === 'node-flag' ? 'node-flag' : heap.heapGrowthPercent,
+    pretenuring: heap.pretenuring,
     frontEnd: http.frontEnd,
     native: http.frontEnd === 'uws',
     service,
     store,
-    stats() {
-      const e = events.stats();
-      const push = pushDelivery?.stats() ?? { workers: 0, queued: 0, inFlight: 0, cachedTasks: 0 };
-      return {
-        ...service.stats(),
-        eventLogs: e.logs,
-        subscribers: e.subscribers,
-        openStreams: http.openStreams() + mounted.reduce((n, m) => n + m.openStreams(), 0),
-        frontEnd: http.frontEnd,
-        push,
-      };
-    },
-    nodeHandler(opts = {}) {
-      const { handler, exchange } = nodeHandler(httpOptions, hostPort(settings.host, settings.port), opts);
-      mounted.push(exchange);
-      return handler;
-    },
-    close() {
-      closing ??= (async () => {
-        http.close();
-        await metricsListener?.close();
-        for (const m of mounted) m.closeStreams();
-        await service.close();
-        debug.close();
-        // Queued webhook deliveries get a bounded grace period before the store goes away.
-        await pushDelivery?.close(settings.shutdownGrace * 1000);
-        await coordinator.close();
-        await store.close();
-        logger.info('server.stopped', { url });
-      })();
-      return closing;
-    },
-    shutdown(opts = {}) {
-      draining ??= (async () => {
-        const graceMs = opts.graceMs ?? settings.shutdownGrace * 1000;
-        logger.info('server.draining', { url, liveTasks: service.stats().liveTasks, graceMs });
-        http.stopListening();
-        await service.drain(graceMs);
-        // Answers to blocking sends that the last turns just released go out first.
-        await new Promise((resolve) => setImmediate(resolve));
-        await server.close();
-      })();
-      return draining;
-    },
+    stats: front.stats,
+    nodeHandler: (opts = {}) => front.mount(opts),
+    close,
+    shutdown,
   };
-  return server;
 }

@@ -28,6 +28,8 @@ const server = await createServer({
   logLevel: 'silent',
   env: {},
   metrics: false,
+  // As `a2actor serve` tunes its process (src/heap-tuning.ts).
+  tuneHeap: true,
 });
 const generator = fork(fileURLToPath(new URL('../load/generator.ts', import.meta.url)), [], { execArgv: ['--import', 'tsx'] });
 const done = new Promise<void>((resolve) =>

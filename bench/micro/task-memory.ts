@@ -34,6 +34,8 @@ const server = await createServer({
   logLevel: 'silent',
   env: {},
   metrics: false,
+  // As `a2actor serve` tunes its process (src/heap-tuning.ts).
+  tuneHeap: true,
 });
 let seq = 0;
 async function send(): Promise<void> {

@@ -23,7 +23,7 @@ const withAuth = process.argv[5] === 'auth';
  */
 const withMetrics = process.argv[5] === 'metrics';
 
-/** What createServer did with V8's heap growth (src/heap-tuning.ts), for the report. */
+/** What createServer did with V8's heap growth (`tuneHeap`, src/heap-tuning.ts), for the report. */
 const heapGrowthLabel = (percent: number | 'node-flag'): string =>
   percent === 'node-flag' ? "node's own --heap-growing-percent" : percent === 0 ? "V8's own heap growth" : `heap growth ${percent}%`;
 
@@ -47,6 +47,8 @@ await serve(async () => {
     pushAllowedHosts: ['127.0.0.1'],
     frontEnd,
     metrics: withMetrics,
+    // Tuned as `a2actor serve` tunes its process (src/heap-tuning.ts).
+    tuneHeap: true,
   });
   const parts = [
     'a2actor',

@@ -166,7 +166,9 @@ async function main(argv: string[]): Promise<void> {
   const agent = await loadAgent(modulePath);
   // Before the server: its spans go to this provider from the first request on.
   const tracing = await setupTracingFromEnv(process.env, version());
-  const server = await createServer({ agent, ...flags });
+  // The CLI owns its process: it tunes V8's heap for serving (README "What the server does to its
+  // process"), which a library mounted in someone else's process may not do unasked.
+  const server = await createServer({ agent, ...flags, tuneHeap: true });
   if (server.frontEnd === 'none') {
     await server.close();
     throw new Error('SERVICE_FRONT_END=none starts no listener (it is for apps that mount server.nodeHandler()); the CLI serves on a port');

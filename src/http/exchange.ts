@@ -9,9 +9,11 @@ import { a2aError, type A2AError } from '../a2a/errors.js';
 import { restError, type Reply } from '../protocol/reply.js';
 import { earlyErrorReply, type ProtocolRequest } from '../protocol/router.js';
 import { baseUrlOf } from '../protocol/card.js';
-import { Heartbeat, SseWriter, type SseLimits } from './sse.js';
+import { SseWriter, type SseLimits, type SseShared } from './sse.js';
+import { SseCork } from './sse-cork.js';
+import { Heartbeat } from './sse-heartbeat.js';
 import type { WireRequest, WireResponse } from './wire.js';
-import type { Metrics } from '../observe/metrics.js';
+import { NO_METRICS, type Metrics } from '../observe/metrics.js';
 
 export type { WireRequest, WireResponse };
 
@@ -164,7 +166,8 @@ function writeReplyHeaders(res: WireResponse, headers: Readonly<Record<string, s
 
 /**
  * A request as the router gets it. Its base URL is worked out only when read: only the cards
- * need it, and `baseUrlOf` (header splits and a regular expression) cost every request 0.2 µs.
+ * need it, and `baseUrlOf` (header splits and a regular expression) is not free, so the other
+ * requests must not pay for it.
  */
 class RoutedRequest implements ProtocolRequest {
   constructor(
@@ -185,7 +188,14 @@ class RoutedRequest implements ProtocolRequest {
 /** The request handling both front ends share; `streams` are the open SSE answers. */
 export function createExchange(opts: ExchangeOptions, fallbackHost: string) {
   const streams = new Set<SseWriter>();
-  const heartbeat = new Heartbeat(opts.sse.heartbeatMs);
+  const sse: SseShared = {
+    limits: opts.sse,
+    heartbeat: new Heartbeat(opts.sse.heartbeatMs),
+    cork: new SseCork(),
+    logger: opts.logger,
+    metrics: opts.metrics ?? NO_METRICS,
+    headInStatus: opts.verbatimStatus ?? false,
+  };
 
   /** Writes a finished JSON/empty reply; a HEAD request gets the headers only. */
   const writeSimple = (res: WireResponse, head: boolean, reply: Extract<Reply, { kind: 'json' | 'empty' }>, close = false): void => {
@@ -228,7 +238,7 @@ export function createExchange(opts: ExchangeOptions, fallbackHost: string) {
       });
       return;
     }
-    const writer = new SseWriter(res, opts.sse, heartbeat, opts.logger, () => streams.delete(writer), opts.metrics, opts.verbatimStatus);
+    const writer = new SseWriter(res, sse, () => streams.delete(writer));
     state.onAbort = () => writer.clientGone();
     if (reply.kind === 'stream-error') writer.single(reply.data, reply.headers);
     else writer.run(reply.feed, reply.frame, reply.headers);

@@ -21,7 +21,9 @@ import { errorFields, type Logger } from '../log.js';
 import type { StreamEvent } from '../a2a/schemas.js';
 import type { FeedSink, TaskFeed } from '../runtime/task-feed.js';
 import type { WireResponse } from './wire.js';
-import { NO_METRICS, type Metrics } from '../observe/metrics.js';
+import type { Metrics } from '../observe/metrics.js';
+import type { CorkedWrites, SseCork } from './sse-cork.js';
+import type { Heartbeat } from './sse-heartbeat.js';
 
 export interface SseLimits {
   /** Bytes a stream may have waiting for a slow reader before it is closed. */
@@ -58,35 +60,18 @@ const PROBE = ':\n';
 const END_DRAIN_MS = 30_000;
 
 /**
- * One timer for every open stream of a server, instead of a timer set and cleared per stream:
- * each stream gets a ping within `everyMs` of opening, then every `everyMs`. The timer stops at
- * the first tick that finds no stream, not when the last one leaves: under load the set empties
- * and fills again many times a second, and each restart cost a setInterval and a clearInterval.
+ * What every stream of one front end shares, made once by its exchange: each writer holds this
+ * one reference rather than a copy of each.
  */
-export class Heartbeat {
-  private readonly writers = new Set<SseWriter>();
-  private timer: NodeJS.Timeout | undefined;
-
-  constructor(private readonly everyMs: number) {}
-
-  add(writer: SseWriter): void {
-    this.writers.add(writer);
-    if (this.timer) return;
-    this.timer = setInterval(() => {
-      if (this.writers.size === 0) {
-        clearInterval(this.timer);
-        this.timer = undefined;
-        return;
-      }
-      // A ping may close its stream, which leaves the set: safe while iterating a Set.
-      for (const w of this.writers) w.ping();
-    }, this.everyMs);
-    this.timer.unref();
-  }
-
-  delete(writer: SseWriter): void {
-    this.writers.delete(writer);
-  }
+export interface SseShared {
+  readonly limits: SseLimits;
+  readonly heartbeat: Heartbeat;
+  /** The cork helper (sse-cork.ts): the writer being corked now belongs to it. */
+  readonly cork: SseCork;
+  readonly logger: Logger;
+  readonly metrics: Metrics;
+  /** The front end copies a status line verbatim: the stream's headers may ride in it (STREAM_HEAD). */
+  readonly headInStatus: boolean;
 }
 
 /**
@@ -101,32 +86,7 @@ type SsePhase = 'streaming' | 'finishing' | 'over';
  * by every stream, where a sink object of closures cost each stream six more objects that lived
  * as long as it did.
  */
-export class SseWriter implements FeedSink {
-  /**
-   * The writer and probe the shared cork callback works for. uWS's `cork` takes a function; one
-   * function for every write, with its arguments here, saves a closure per write. `cork` runs it
-   * at once, and it reads them first, so a nested write cannot mix them up.
-   */
-  private static pumping: SseWriter | undefined;
-  private static pumpProbe: string | undefined;
-  private static readonly pumpCorked = (): void => {
-    const writer = SseWriter.pumping as SseWriter;
-    const probe = SseWriter.pumpProbe;
-    SseWriter.pumping = undefined;
-    SseWriter.pumpProbe = undefined;
-    writer.writeQueued(probe);
-  };
-  /** The same for `open`'s headers: the writer and the reply's own headers. */
-  private static opening: SseWriter | undefined;
-  private static openingHeaders: Readonly<Record<string, string>> | undefined;
-  private static readonly openCorked = (): void => {
-    const writer = SseWriter.opening as SseWriter;
-    const headers = SseWriter.openingHeaders;
-    SseWriter.opening = undefined;
-    SseWriter.openingHeaders = undefined;
-    writer.writeHead(headers);
-  };
-
+export class SseWriter implements FeedSink, CorkedWrites {
   private phase: SsePhase = 'streaming';
   /** Chunks waiting for the socket to drain, and their size in bytes. */
   private queue: string[] = [];
@@ -155,26 +115,19 @@ export class SseWriter implements FeedSink {
 
   constructor(
     private readonly res: WireResponse,
-    private readonly limits: SseLimits,
-    private readonly heartbeat: Heartbeat,
-    private readonly logger: Logger,
+    private readonly shared: SseShared,
     /** Called once, when the response is over (ended, closed or aborted). */
     private readonly onDone: () => void,
-    private readonly metrics: Metrics = NO_METRICS,
-    /** The front end copies a status line verbatim: the stream's headers may ride in it (STREAM_HEAD). */
-    private readonly headInStatus = false,
   ) {}
 
   /** `headers`: the reply's own (X-A2A-Extensions), besides the stream's. */
   private open(headers: Readonly<Record<string, string>> | undefined): void {
-    SseWriter.opening = this;
-    SseWriter.openingHeaders = headers;
-    this.res.cork(SseWriter.openCorked);
+    this.shared.cork.head(this.res, this, headers);
   }
 
-  /** open's writes, inside a cork. */
-  private writeHead(headers: Readonly<Record<string, string>> | undefined): void {
-    if (this.headInStatus) this.res.writeStatus(STREAM_HEAD);
+  /** CorkedWrites: open's writes, inside a cork. */
+  writeHead(headers: Readonly<Record<string, string>> | undefined): void {
+    if (this.shared.headInStatus) this.res.writeStatus(STREAM_HEAD);
     else {
       this.res.writeStatus('200 OK');
       for (const [name, value] of STREAM_HEADERS) this.res.writeHeader(name, value);
@@ -206,14 +159,14 @@ export class SseWriter implements FeedSink {
       this.feed = feed;
     } catch (err) {
       // The 200 is out already: the client sees a broken stream, and nothing stays registered.
-      this.logger.error('sse.feed_failed', { taskId: this.taskId, ...errorFields(err) });
+      this.shared.logger.error('sse.feed_failed', { taskId: this.taskId, ...errorFields(err) });
       this.hangUp();
       return;
     }
     // The stream may have ended while the feed started (a client gone, a replay past the cap):
     // then it never joins the heartbeat.
     if (this.phase !== 'streaming') feed.cancel();
-    else this.heartbeat.add(this);
+    else this.shared.heartbeat.add(this);
   }
 
   /** FeedSink: one event, framed; false once the client has not taken what was sent before. */
@@ -230,9 +183,9 @@ export class SseWriter implements FeedSink {
 
   /**
    * FeedSink: the events `deliver` sends go out as one write (a snapshot and the turn's events
-   * that a stream catches up on: four writes into uWS per W4 stream, each converting and
-   * chunk-framing its text, became one). uWS sends what a cork gathers in one packet anyway, so
-   * only the HTTP chunk boundaries change, never the event stream.
+   * that a stream catches up on), not one write each: every write into uWS converts and
+   * chunk-frames its text. uWS sends what a cork gathers in one packet anyway, so only the HTTP
+   * chunk boundaries change, never the event stream.
    */
   batch(deliver: () => void): void {
     if (this.batched !== undefined) {
@@ -268,7 +221,7 @@ export class SseWriter implements FeedSink {
 
   /** FeedSink: the feed broke. */
   fail(err: unknown): void {
-    this.logger.error('sse.feed_failed', { taskId: this.taskId, lastEventId: this.lastSeq, ...errorFields(err) });
+    this.shared.logger.error('sse.feed_failed', { taskId: this.taskId, lastEventId: this.lastSeq, ...errorFields(err) });
     this.hangUp();
   }
 
@@ -291,7 +244,7 @@ export class SseWriter implements FeedSink {
 
   private send(chunk: string): void {
     if (this.phase !== 'streaming') return;
-    this.metrics.sseEventWritten();
+    this.shared.metrics.sseEventWritten();
     // Nothing waits while the stream is not blocked: the chunk is written at once, without
     // going through the queue (whose byte counting measured every chunk twice).
     if (!this.blocked && this.queue.length === 0) {
@@ -307,8 +260,8 @@ export class SseWriter implements FeedSink {
     this.queue.push(chunk);
     this.queuedBytes += Buffer.byteLength(chunk);
     if (!this.blocked) this.pump();
-    else if (this.queuedBytes > this.limits.maxBufferedBytes) {
-      this.cutOff(`more than ${this.limits.maxBufferedBytes} bytes waited for the client`);
+    else if (this.queuedBytes > this.shared.limits.maxBufferedBytes) {
+      this.cutOff(`more than ${this.shared.limits.maxBufferedBytes} bytes waited for the client`);
     }
   }
 
@@ -319,9 +272,7 @@ export class SseWriter implements FeedSink {
    */
   private pump(probe?: string): void {
     if (this.phase === 'over') return;
-    SseWriter.pumping = this;
-    SseWriter.pumpProbe = probe;
-    this.res.cork(SseWriter.pumpCorked);
+    this.shared.cork.queued(this.res, this, probe);
     const resume = this.drainWaiter;
     if (!this.blocked && resume && this.phase === 'streaming') {
       this.drainWaiter = undefined;
@@ -329,8 +280,8 @@ export class SseWriter implements FeedSink {
     }
   }
 
-  /** pump's writes, inside a cork. */
-  private writeQueued(probe: string | undefined): void {
+  /** CorkedWrites: pump's writes, inside a cork. */
+  writeQueued(probe: string | undefined): void {
     let ok = true;
     if (this.queue.length === 0 && probe !== undefined) ok = this.res.write(probe);
     while (ok && this.queue.length > 0) {
@@ -353,12 +304,12 @@ export class SseWriter implements FeedSink {
    */
   private cutOff(reason: string): void {
     if (this.phase === 'over') return;
-    this.metrics.sseStreamCut();
-    this.logger.warn('sse.slow_consumer_closed', {
+    this.shared.metrics.sseStreamCut();
+    this.shared.logger.warn('sse.slow_consumer_closed', {
       taskId: this.taskId,
       lastEventId: this.lastSeq,
       queuedBytes: this.queuedBytes,
-      limit: this.limits.maxBufferedBytes,
+      limit: this.shared.limits.maxBufferedBytes,
       reason,
     });
     this.hangUp();
@@ -387,7 +338,7 @@ export class SseWriter implements FeedSink {
     // A stalled reader must not keep the socket forever once there is nothing more to say.
     this.drainDeadline = setTimeout(() => {
       if (this.phase === 'over') return;
-      this.logger.warn('sse.drain_timeout_closed', { taskId: this.taskId, queuedBytes: this.queuedBytes });
+      this.shared.logger.warn('sse.drain_timeout_closed', { taskId: this.taskId, queuedBytes: this.queuedBytes });
       this.toOver();
       this.res.close();
     }, END_DRAIN_MS);
@@ -399,7 +350,7 @@ export class SseWriter implements FeedSink {
     if (this.phase !== 'streaming') return;
     this.phase = 'finishing';
     this.drainWaiter = undefined;
-    this.heartbeat.delete(this);
+    this.shared.heartbeat.delete(this);
     this.feed?.cancel();
   }
 

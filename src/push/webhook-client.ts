@@ -4,9 +4,23 @@
  * that only reach addresses the policy accepted (guarded-lookup.ts). It reports what happened;
  * whether to try again is the caller's decision.
  */
-import { Agent, request } from 'undici';
+import { createRequire } from 'node:module';
+import type { Agent as UndiciAgent, Dispatcher } from 'undici';
 import { checkWebhookUrl, type AddressPolicy } from './address-policy.js';
 import { guardedLookup, UnsafeWebhookAddressError } from './guarded-lookup.js';
+
+/**
+ * undici's Agent and its `request`, loaded without undici's entry module: that one installs an
+ * Agent of its own as the process's global dispatcher (the one node's `fetch` uses) whenever none
+ * is set yet, and a library must not change what its embedder's `fetch` goes through. Every
+ * request here names its dispatcher, so the global one is never needed.
+ */
+const requireUndici = createRequire(import.meta.url);
+const Agent = requireUndici('undici/lib/dispatcher/agent.js') as typeof UndiciAgent;
+const dispatchRequest = requireUndici('undici/lib/api/api-request.js') as (
+  this: Dispatcher,
+  opts: Dispatcher.RequestOptions,
+) => Promise<Dispatcher.ResponseData>;
 
 export interface WebhookRequest {
   url: string;
@@ -88,9 +102,10 @@ export function createWebhookClient(options: WebhookClientOptions): WebhookClien
     const onShutdown = () => attempt.abort(signal.reason);
     signal.addEventListener('abort', onShutdown, { once: true });
     try {
-      const res = await request(verdict.url, {
+      const res = await dispatchRequest.call(agent, {
+        origin: verdict.url.origin,
+        path: `${verdict.url.pathname}${verdict.url.search}`,
         method: 'POST',
-        dispatcher: agent,
         signal: attempt.signal,
         headers: {
           ...req.headers,

@@ -71,8 +71,34 @@ describe('heapGrowthPercent', () => {
     expect(heapGrowthPercentFor(0, durable)).toBe(0);
   });
 
-  it("a memory server started by default reports V8's own factor, a SQLite one 100%", async () => {
-    const memory = await createServer({ agent: echoAgent, port: 0, host: '127.0.0.1', store: 'memory', logLevel: 'silent', env: {} });
+  it("a server not asked to tune leaves the factor alone: V8's own, whatever the setting says", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'a2actor-heap-'));
+    const sqlite = await createServer({
+      agent: echoAgent,
+      port: 0,
+      host: '127.0.0.1',
+      store: `sqlite:${join(dir, 'tasks.db')}`,
+      logLevel: 'silent',
+      env: { SERVICE_HEAP_GROWTH_PERCENT: '70' },
+    });
+    try {
+      expect(sqlite.heapGrowthPercent).toBe(0);
+    } finally {
+      await sqlite.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("a memory server asked to tune reports V8's own factor, a SQLite one 100%", async () => {
+    const memory = await createServer({
+      agent: echoAgent,
+      port: 0,
+      host: '127.0.0.1',
+      store: 'memory',
+      logLevel: 'silent',
+      env: {},
+      tuneHeap: true,
+    });
     try {
       expect(memory.heapGrowthPercent).toBe(0);
     } finally {
@@ -86,6 +112,7 @@ describe('heapGrowthPercent', () => {
       store: `sqlite:${join(dir, 'tasks.db')}`,
       logLevel: 'silent',
       env: {},
+      tuneHeap: true,
     });
     try {
       expect(sqlite.heapGrowthPercent).toBe(DURABLE_STORE_HEAP_GROWTH_PERCENT);

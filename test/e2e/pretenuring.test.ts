@@ -70,8 +70,22 @@ describe('pretenuring', () => {
     expect(applyPretenuring('off', ['--no_allocation_site_pretenuring'])).toBe('node-flag');
   }, 40_000);
 
-  it('a server reports what it applied', async () => {
-    const server = await createServer({ agent: echoAgent, port: 0, host: '127.0.0.1', store: 'memory', logLevel: 'silent', env: {} });
+  it("a server reports what is in force: V8's own until one is asked to tune, then what it set", async () => {
+    const untuned = await createServer({ agent: echoAgent, port: 0, host: '127.0.0.1', store: 'memory', logLevel: 'silent', env: {} });
+    try {
+      expect(untuned.pretenuring).toBe('v8');
+    } finally {
+      await untuned.close();
+    }
+    const server = await createServer({
+      agent: echoAgent,
+      port: 0,
+      host: '127.0.0.1',
+      store: 'memory',
+      logLevel: 'silent',
+      env: {},
+      tuneHeap: true,
+    });
     try {
       expect(server.pretenuring).toBe('off');
     } finally {

@@ -89,6 +89,8 @@ export async function startServer(
     store,
     logLevel: 'silent',
     env: {},
+    // V8 tuned as `a2actor serve` tunes its process: the suites run the server the CLI runs.
+    tuneHeap: true,
     ...(TEST_FRONT_END ? { frontEnd: TEST_FRONT_END } : {}),
     ...(TEST_MOUNT ? { frontEnd: 'none' as const } : {}),
     ...rest,

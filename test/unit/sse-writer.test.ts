@@ -6,7 +6,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { StreamEvent } from '../../src/a2a/schemas.js';
-import { Heartbeat, SseWriter } from '../../src/http/sse.js';
+import { SseWriter } from '../../src/http/sse.js';
+import { SseCork } from '../../src/http/sse-cork.js';
+import { Heartbeat } from '../../src/http/sse-heartbeat.js';
+import { NO_METRICS } from '../../src/observe/metrics.js';
 import type { WireResponse } from '../../src/http/wire.js';
 import type { FeedSink, TaskFeed } from '../../src/runtime/task-feed.js';
 import { captureLogs } from '../support/logs.js';
@@ -97,7 +100,15 @@ function setUp(maxBufferedBytes = 10_000) {
   const heartbeat = new Heartbeat(60_000);
   const logs = captureLogs('debug');
   let done = 0;
-  const writer = new SseWriter(res, { maxBufferedBytes }, heartbeat, logs.logger, () => void done++);
+  const shared = {
+    limits: { maxBufferedBytes },
+    heartbeat,
+    cork: new SseCork(),
+    logger: logs.logger,
+    metrics: NO_METRICS,
+    headInStatus: false,
+  };
+  const writer = new SseWriter(res, shared, () => void done++);
   const driven = drivenFeed();
   writer.run(driven.feed, (event) => JSON.stringify(event));
   return { res, writer, logs, done: () => done, ...driven };

@@ -1,0 +1,158 @@
+/**
+ * Stage 7 of createServer: the ways in. The listener (uWS, node:http or none), /metrics on it or
+ * on a listener of its own, and the handlers an app mounts (`server.nodeHandler()`). Every open
+ * stream, the listener's or a mounted handler's, counts in the stats and closes with the server.
+ */
+import type { Settings } from '../config.js';
+import { hostPort, type HttpOptions, type HttpServer, type RawRoute } from '../http/exchange.js';
+import { startFrontEnd } from '../http/front-end.js';
+import { metricsRoute, startMetricsListener, type MetricsListener } from '../http/metrics-endpoint.js';
+import { nodeHandler, type NodeRequestHandler } from '../http/node-server.js';
+import type { Logger } from '../log.js';
+import type { ServerMetrics } from '../observe/metrics.js';
+import type { Operations } from '../protocol/operations.js';
+import type { PushStats } from '../push/dispatcher.js';
+import type { TaskService } from '../runtime/task-service.js';
+import type { BackendsStage } from './backends.js';
+import type { PushStage } from './runtime.js';
+
+export interface ServerStats {
+  liveTasks: number;
+  runningActors: number;
+  pendingFlushes: number;
+  eventLogs: number;
+  subscribers: number;
+  openStreams: number;
+  frontEnd: HttpServer['frontEnd'];
+  /** Webhook delivery: workers, queued deliveries, attempts in flight. */
+  push: PushStats;
+}
+
+export interface FrontEndStage {
+  readonly http: HttpServer;
+  /** For the start-up line: which front end, and which uWS build when it is uWS. */
+  readonly description: string;
+  readonly metricsListener: MetricsListener | undefined;
+  /** `http://host:port`, or '' when the server is only mounted. */
+  readonly url: string;
+  readonly metricsUrl: string | undefined;
+  /** Where /metrics is, for the start-up line. */
+  readonly metricsShown: string;
+  stats(): ServerStats;
+  mount(opts: { mountPath?: string }): NodeRequestHandler;
+  /** Ends the open streams of every mounted handler. */
+  closeMounted(): void;
+}
+
+/** What the front end serves and counts: the earlier stages' results. */
+export interface FrontEndInputs {
+  readonly settings: Settings;
+  readonly logger: Logger;
+  readonly metrics: ServerMetrics | undefined;
+  readonly route: HttpOptions['route'];
+  readonly ops: Operations;
+  readonly service: TaskService;
+  readonly backends: BackendsStage;
+  readonly push: PushStage;
+  /** The debug page's routes, then the caller's own. */
+  readonly rawRoutes: readonly RawRoute[];
+  /** Closes what the earlier stages opened, when a listener cannot start. */
+  readonly closeOpened: () => Promise<void>;
+}
+
+/** With SERVICE_METRICS_PORT (or `metrics: { port }`), /metrics has a listener of its own. */
+const metricsPortOf = (settings: Settings): number | undefined =>
+  typeof settings.metrics === 'object' ? settings.metrics.port : settings.metricsPort;
+
+const NO_PUSH: PushStats = { workers: 0, queued: 0, inFlight: 0, cachedTasks: 0 };
+
+export async function frontEndStage(inputs: FrontEndInputs): Promise<FrontEndStage> {
+  const { settings, logger, metrics, service, backends, push } = inputs;
+  /** The listener once it has started: before that nothing is served, so nothing reads it. */
+  const listener: { started?: HttpServer } = {};
+  /** Handlers mounted in host apps: their open streams count and close with the server's. */
+  const mounted: ReturnType<typeof nodeHandler>['exchange'][] = [];
+  const stats = (): ServerStats => {
+    const e = backends.events.stats();
+    return {
+      ...service.stats(),
+      eventLogs: e.logs,
+      subscribers: e.subscribers,
+      openStreams: (listener.started?.openStreams() ?? 0) + mounted.reduce((n, m) => n + m.openStreams(), 0),
+      frontEnd: listener.started?.frontEnd ?? 'none',
+      push: push.delivery?.stats() ?? { ...NO_PUSH },
+    };
+  };
+  /**
+   * The exposition: gauges are read from the server as it stands, and readiness is checked at
+   * each scrape (with the readiness endpoint's own timeout) rather than cached from the last
+   * probe: nothing guarantees a probe runs, and one ping per backend per scrape is cheap.
+   */
+  const renderWith = (m: ServerMetrics) => async (): Promise<string> => {
+    const { checks } = (await inputs.ops.readiness()).body;
+    const now = stats();
+    return m.render({
+      liveTasks: now.liveTasks,
+      runningActors: now.runningActors,
+      openStreams: now.openStreams,
+      pushInFlight: now.push.inFlight,
+      pushQueued: now.push.queued,
+      ready: { store: checks.store === 'ok', events: checks.events === 'ok' },
+    });
+  };
+  const renderMetrics = metrics ? renderWith(metrics) : undefined;
+  const metricsPort = metrics ? metricsPortOf(settings) : undefined;
+  const httpOptions: HttpOptions = {
+    host: settings.host,
+    port: settings.port,
+    maxBodyBytes: settings.maxBodyBytes,
+    route: inputs.route,
+    rawRoutes: [...(renderMetrics && metricsPort === undefined ? [metricsRoute(renderMetrics)] : []), ...inputs.rawRoutes],
+    sse: { heartbeatMs: settings.sseHeartbeat * 1000, maxBufferedBytes: settings.sseMaxBufferedBytes },
+    logger,
+    ...(metrics ? { metrics } : {}),
+  };
+
+  let started;
+  try {
+    started = await startFrontEnd(settings.frontEnd, httpOptions);
+  } catch (err) {
+    await inputs.closeOpened();
+    throw err;
+  }
+  const { http, description } = started;
+  listener.started = http;
+  let metricsListener: MetricsListener | undefined;
+  if (renderMetrics && metricsPort !== undefined) {
+    try {
+      metricsListener = await startMetricsListener(settings.host, metricsPort, renderMetrics);
+    } catch (err) {
+      http.close();
+      await inputs.closeOpened();
+      throw err;
+    }
+  }
+  const url = http.frontEnd === 'none' ? '' : `http://${hostPort(settings.host, http.port)}`;
+  const metricsUrl = metricsListener
+    ? `http://${hostPort(settings.host, metricsListener.port)}/metrics`
+    : renderMetrics && url
+      ? `${url}/metrics`
+      : undefined;
+  return {
+    http,
+    description,
+    metricsListener,
+    url,
+    metricsUrl,
+    metricsShown: metricsUrl ?? (renderMetrics ? 'mounted app /metrics' : 'off'),
+    stats,
+    mount(opts) {
+      const { handler, exchange } = nodeHandler(httpOptions, hostPort(settings.host, settings.port), opts);
+      mounted.push(exchange);
+      return handler;
+    },
+    closeMounted() {
+      for (const m of mounted) m.closeStreams();
+    },
+  };
+}

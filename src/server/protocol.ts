@@ -1,0 +1,53 @@
+/**
+ * Stage 6 of createServer: the protocol layer over the runtime. The operations both transports
+ * and both versions serve, and the route the front end calls: the router, wrapped so every
+ * request is logged, counted and traced.
+ */
+import type { AuthGate } from '../auth/gate.js';
+import type { Settings } from '../config.js';
+import type { Logger } from '../log.js';
+import type { ServerMetrics } from '../observe/metrics.js';
+import { observeRoutes } from '../observe/requests.js';
+import type { CardOptions } from '../protocol/card.js';
+import type { CardSigner } from '../protocol/card-signing.js';
+import { createOperations, type Operations } from '../protocol/operations.js';
+import { createRouter } from '../protocol/router.js';
+import type { PushConfigs } from '../push/configs.js';
+import type { TaskService } from '../runtime/task-service.js';
+import type { BackendsStage } from './backends.js';
+
+export interface ProtocolStage {
+  readonly ops: Operations;
+  readonly route: ReturnType<typeof routeOf>;
+}
+
+/** The router and its wrapping, kept together: the front end gets exactly this. */
+function routeOf(ops: Operations, settings: Settings, logger: Logger, metrics: ServerMetrics | undefined, gate: AuthGate | undefined) {
+  const router = createRouter(ops, logger, { maxJsonDepth: settings.maxJsonDepth, restDialect: settings.restDialect }, gate);
+  return observeRoutes(router, logger, metrics);
+}
+
+export function protocolStage(
+  service: TaskService,
+  pushConfigs: PushConfigs,
+  backends: BackendsStage,
+  card: { readonly cardOptions: CardOptions; readonly signer: CardSigner | undefined; readonly gate: AuthGate | undefined },
+  settings: Settings,
+  logger: Logger,
+  metrics: ServerMetrics | undefined,
+): ProtocolStage {
+  const { store, coordinator, events } = backends;
+  const ops = createOperations({
+    service,
+    push: pushConfigs,
+    card: card.cardOptions,
+    maxJsonDepth: settings.maxJsonDepth,
+    logger,
+    ...(card.signer ? { signer: card.signer } : {}),
+    readiness: {
+      store: () => store.ping?.() ?? Promise.resolve(),
+      events: () => Promise.all([coordinator.ping(), events.ping?.()]).then(() => undefined),
+    },
+  });
+  return { ops, route: routeOf(ops, settings, logger, metrics, card.gate) };
+}

@@ -1,0 +1,71 @@
+/**
+ * Stages 4 and 5 of createServer: webhook delivery, then the task runtime that feeds it. Push
+ * comes first because the runtime waits on it when a task changes hands between replicas.
+ */
+import type { AgentDefinition } from '../agent.js';
+import type { Settings } from '../config.js';
+import type { Logger } from '../log.js';
+import type { ServerMetrics } from '../observe/metrics.js';
+import { V1_PUSH_BODY } from '../protocol/v1/push.js';
+import { PushConfigs } from '../push/configs.js';
+import { PushDispatcher } from '../push/dispatcher.js';
+import { TaskService } from '../runtime/task-service.js';
+import type { BackendsStage } from './backends.js';
+import type { Inspector } from './observability.js';
+
+export interface PushStage {
+  readonly configs: PushConfigs;
+  /** Webhook delivery; undefined when the card does not offer push notifications. */
+  readonly delivery: PushDispatcher | undefined;
+}
+
+export function pushStage(
+  backends: BackendsStage,
+  pushNotifications: boolean,
+  settings: Settings,
+  logger: Logger,
+  metrics: ServerMetrics | undefined,
+): PushStage {
+  const configs = new PushConfigs(backends.timedStore, settings.pushMaxConfigsPerTask);
+  const delivery = pushNotifications
+    ? new PushDispatcher({ configs, settings, logger, metrics, bodies: { '1.0': V1_PUSH_BODY } })
+    : undefined;
+  if (delivery) configs.onChange((taskId) => delivery.invalidate(taskId));
+  return { configs, delivery };
+}
+
+/** With replicas, a turn's webhooks go out (for this long at most) before another replica may run the next. */
+const HAND_OVER_PUSH_WAIT_MS = 2000;
+
+export function runtimeStage(
+  agent: AgentDefinition,
+  backends: BackendsStage,
+  push: PushStage,
+  settings: Settings,
+  logger: Logger,
+  metrics: ServerMetrics | undefined,
+  inspect: Inspector | undefined,
+): TaskService {
+  const { delivery } = push;
+  const service = new TaskService({
+    agent,
+    store: backends.timedStore,
+    metrics,
+    events: backends.events,
+    settings,
+    logger,
+    coordinator: backends.coordinator,
+    leaseTtl: settings.leaseTtl,
+    beforeHandOver: (taskId) => delivery?.drained(taskId, HAND_OVER_PUSH_WAIT_MS) ?? Promise.resolve(),
+    ...(inspect ? { inspect } : {}),
+  });
+  // Webhook delivery: every transition of an exposed task goes to the task's configs.
+  if (delivery) {
+    service.setInlinePushRegistrar(async (taskId, config) => {
+      delivery.registeredInline(taskId);
+      await push.configs.set(taskId, config);
+    });
+    service.onTransition((task) => delivery.notify(task), { handledWithoutCopy: (task) => delivery.handledWithoutCopy(task) });
+  }
+  return service;
+}
