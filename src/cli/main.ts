@@ -23,7 +23,7 @@ const USAGE = `usage: a2actor serve <agent module> [options]
 options (each also a SERVICE_* variable; flags win):
   --port N                 port to listen on (0 = any free port; default 8080)
   --host H                 address to listen on (default 127.0.0.1)
-  --store S                memory | sqlite:<path> | postgres://user@host:5432/db (default sqlite:./data/a2actor.db)
+  --store S                memory | memory-plain | sqlite:<path> | postgres://user@host:5432/db (default sqlite:./data/a2actor.db)
   --events E               memory | redis://host:6379 (replicas)
   --debug                  serve the /chat debug page
   --inspect                send task machines to the Stately inspector
