@@ -76,10 +76,16 @@ export function taskRunStateValue(state: TaskRunState): string | Record<string, 
   return dot < 0 ? state : { [state.slice(0, dot)]: state.slice(dot + 1) };
 }
 
+/** Which task the run is of (the inspector tells runs apart by it). */
+export interface TaskRunContext {
+  readonly taskId: string;
+}
+
 export const taskRunMachine = setup({
-  types: { events: {} as TaskRunEvent },
+  types: { events: {} as TaskRunEvent, context: {} as TaskRunContext, input: {} as TaskRunContext },
 }).createMachine({
   id: 'taskRun',
+  context: ({ input }) => ({ taskId: input.taskId }),
   initial: 'hidden',
   states: {
     hidden: {

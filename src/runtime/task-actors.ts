@@ -31,7 +31,7 @@ const messageOf = (event: RuntimeTaskEvent): Message | undefined => ('message' i
 
 /** The inspector's view of a task's run: a machine actor fed the run's events (task-run.ts). */
 function mirrorRun(supervisor: TaskSupervisor, live: LiveTask): void {
-  const actor = supervisor.spawnRunMirror(`run:${live.id}`, live.run.status);
+  const actor = supervisor.spawnRunMirror(live.id, live.run.status);
   live.run.mirrorTo({ send: (event) => actor.send(event), stop: () => supervisor.stop(actor) });
 }
 

@@ -86,10 +86,11 @@ export class TaskSupervisor {
    * With an inspector only: a started actor of the task-run machine in `state`, child of the
    * supervisor, so the inspector shows each task's run beside its task machine.
    */
-  spawnRunMirror(id: string, state: TaskRunState): Actor<TaskRunMachine> {
+  spawnRunMirror(taskId: string, state: TaskRunState): Actor<TaskRunMachine> {
     const parent = (this.ref ??= this.startSupervisor());
-    const snapshot = taskRunMachine.resolveState({ value: taskRunStateValue(state), context: {} });
-    return createActor(taskRunMachine, { id, snapshot, parent }).start();
+    const context = { taskId };
+    const snapshot = taskRunMachine.resolveState({ value: taskRunStateValue(state), context });
+    return createActor(taskRunMachine, { input: context, snapshot, parent }).start();
   }
 
   /**

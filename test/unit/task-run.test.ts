@@ -30,13 +30,13 @@ const reply: Message = { kind: 'message', role: 'agent', messageId: 'r', parts: 
 describe('the task run follows its machine', () => {
   it('takes every (state, event) pair exactly as the machine does', () => {
     for (const state of TASK_RUN_STATES) {
-      const snapshot = taskRunMachine.resolveState({ value: taskRunStateValue(state), context: {} });
+      const snapshot = taskRunMachine.resolveState({ value: taskRunStateValue(state), context: { taskId: 't' } });
       expect(tagOf(snapshot.value), state).toBe(state);
       for (const type of TASK_RUN_EVENT_TYPES) {
         const event = { type } as TaskRunEvent;
         let machineNext: string | undefined;
         if (snapshot.status === 'active' && snapshot.can(event)) {
-          const actor = createActor(taskRunMachine, { snapshot }).start();
+          const actor = createActor(taskRunMachine, { input: { taskId: 't' }, snapshot }).start();
           actor.send(event);
           machineNext = tagOf(actor.getSnapshot().value);
           actor.stop();
@@ -49,7 +49,9 @@ describe('the task run follows its machine', () => {
   it('names every state the machine can reach, and no other', () => {
     const events = TASK_RUN_EVENT_TYPES.map((type) => ({ type })) as TaskRunEvent[];
     const reached = new Set(
-      Object.values(getAdjacencyMap(taskRunMachine, { events })).map((node) => tagOf((node.state as AnyMachineSnapshot).value)),
+      Object.values(getAdjacencyMap(taskRunMachine, { events, input: { taskId: 't' } })).map((node) =>
+        tagOf((node.state as AnyMachineSnapshot).value),
+      ),
     );
     expect([...reached].sort()).toEqual([...TASK_RUN_STATES].sort());
   });
@@ -116,6 +118,7 @@ describe('the task run follows its machine', () => {
 describe('the machine stays data', () => {
   it('has a state for every status tag the runtime uses', () => {
     const tags: TaskRunState[] = [...TASK_RUN_STATES];
-    for (const tag of tags) expect(() => taskRunMachine.resolveState({ value: taskRunStateValue(tag), context: {} })).not.toThrow();
+    for (const tag of tags)
+      expect(() => taskRunMachine.resolveState({ value: taskRunStateValue(tag), context: { taskId: 't' } })).not.toThrow();
   });
 });
