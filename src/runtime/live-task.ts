@@ -36,8 +36,8 @@ export type RuntimeTaskEvent = TaskMachineEvent<Message, ArtifactChunk>;
  * a transition computation per agent call (test/unit/machine-data.test.ts holds the two equal).
  *
  * States are found by walking the state value (`{working: 'running'}`: `working`, then
- * `running`) through a tree of maps, not by building a text key per call: about 30 ns a
- * lookup instead of 210 ns (2,000,000 lookups alternating two event types).
+ * `running`) through a tree of maps, not by building a text key per call: a text key is a
+ * string built on every agent call, a walk allocates nothing.
  */
 interface StateAnswers {
   readonly answers: Map<TaskMachineEventType, boolean>;
