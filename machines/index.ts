@@ -1,1 +1,2 @@
 export * from './task.machine.js';
+export * from './task-run.machine.js';

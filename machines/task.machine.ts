@@ -144,8 +144,9 @@ export function defineTaskMachine<M = unknown, A = unknown>() {
         },
       },
       working: {
-        // The handler runs outside the machine (an invoked child actor per turn cost ~20 µs per
-        // task in the bench) and reports back with AGENT_DONE / AGENT_DETACHED / AGENT_FAILED.
+        // The handler runs outside the machine (an invoked child actor per turn is a second
+        // actor per task on the hot path) and reports back with AGENT_DONE / AGENT_DETACHED /
+        // AGENT_FAILED.
         entry: [{ type: 'stateEntered', params: { state: 'working' } }, 'startAgentTurn'],
         initial: 'running',
         on: {

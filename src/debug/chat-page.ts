@@ -9,6 +9,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { taskMachine } from '../../machines/task.machine.js';
+import { taskRunMachine } from '../../machines/task-run.machine.js';
 import { machineGraph } from './machine-graph.js';
 import { machineSvg } from './machine-svg.js';
 import { DEFAULT_POLL_SECONDS, POLL_CHOICES, TURN_POLL_MS } from './page/constants.js';
@@ -43,7 +44,12 @@ export function buildChatPage(): ChatPage {
   // The machine drawing is generated from the definition here, at start, so it is the machine
   // that runs. It is inert markup in a <template> that the script clones per task: only the
   // script and the stylesheet need CSP hashes, and neither depends on it.
-  const machine = `<template id="machine-template">\n${machineSvg(machineGraph(taskMachine))}\n</template>`;
+  // Beside it, the runtime's lifecycle of a task in memory (machines/task-run.machine.ts).
+  const runDrawing = machineSvg(machineGraph(taskRunMachine), { id: 'run', title: 'The task run (its life in the runtime)' });
+  const machine = [
+    `<template id="machine-template">\n${machineSvg(machineGraph(taskMachine))}\n</template>`,
+    `<template id="run-template">\n${runDrawing}\n</template>`,
+  ].join('\n');
   // One function scope keeps every name out of `window`.
   const script = `\n(function () {\n'use strict';\n${constants}\n${SCRIPT_PARTS.map(readScript).join('\n')}\n})();\n`;
   const html = `<!doctype html>

@@ -1,8 +1,9 @@
 /**
- * The task machine as a graph of its top-level states, read from the XState definition itself
- * (machines/task.machine.ts), so the debug page's drawing changes when the machine does. Nested
- * states (`working.running`, `working.cancelling`) collapse into their top-level state: the wire
- * only ever shows top-level states (`wireStateOf`).
+ * A machine as a graph of its top-level states, read from the XState definition itself (the
+ * task machine, machines/task.machine.ts, and the task-run machine beside it), so the debug
+ * page's drawings change when the machines do. Nested states (`working.running`,
+ * `exposed.flushDue`) collapse into their top-level state: the wire only ever shows top-level
+ * task states (`wireStateOf`), and a run's substates are drawn as what stays in its state.
  *
  * This walks the machine object (`root.states`, each node's `transitions`, which XState fills
  * from `on` and `after`) rather than using @xstate/graph: that package is a dev dependency,
@@ -44,6 +45,10 @@ export interface MachineGraph {
 }
 
 const topLevelOf = (node: AnyStateNode): string => node.path[0] ?? '';
+
+/** A final state, or one whose every child is final (a run's `closed`: stored or unstored). */
+const isFinal = (node: AnyStateNode): boolean =>
+  node.type === 'final' || (node.type === 'compound' && Object.values(node.states).every((child) => child.type === 'final'));
 
 /** The nodes a state enters by default: itself, its initial child, that one's initial child… */
 function defaultChain(node: AnyStateNode): Set<AnyStateNode> {
@@ -87,7 +92,7 @@ export function machineGraph(machine: AnyStateMachine): MachineGraph {
   }
   return {
     initial: root.initial.target[0] ? topLevelOf(root.initial.target[0]) : '',
-    states: tops.map((node) => ({ name: topLevelOf(node), final: node.type === 'final' })),
+    states: tops.map((node) => ({ name: topLevelOf(node), final: isFinal(node) })),
     edges: [...edges.values()],
   };
 }

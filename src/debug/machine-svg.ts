@@ -196,13 +196,13 @@ function placeLabels(curves: readonly { curve: Curve; lines: readonly string[] }
   return placed;
 }
 
-function edgeMarkup(edge: GraphEdge, curve: Curve, lines: readonly string[], label: Point, step: Point): string {
+function edgeMarkup(edge: GraphEdge, curve: Curve, lines: readonly string[], label: Point, step: Point, arrow: string): string {
   const { start, control, end } = curve;
   const top = label.y - ((lines.length - 1) * LINE_HEIGHT) / 2;
   const tspans = lines.map((line, i) => `<tspan x="${num(label.x)}" y="${num(top + i * LINE_HEIGHT)}">${escapeXml(line)}</tspan>`).join('');
   return [
     `<g class="edge" data-from="${escapeXml(edge.from)}" data-to="${escapeXml(edge.to)}" data-events="${escapeXml(edge.events.map((e) => e.type).join(' '))}">`,
-    `<path class="line" d="M${num(start.x)},${num(start.y)} Q${num(control.x)},${num(control.y)} ${num(end.x)},${num(end.y)}" marker-end="url(#machine-arrow)"/>`,
+    `<path class="line" d="M${num(start.x)},${num(start.y)} Q${num(control.x)},${num(control.y)} ${num(end.x)},${num(end.y)}" marker-end="url(#${arrow})"/>`,
     `<text class="edge-label">${tspans}</text>`,
     // Filled in by the page with the task's step numbers on this edge.
     `<g class="step" transform="translate(${num(step.x)},${num(step.y)})"><rect x="-9" y="-9" width="18" height="18" rx="9"/><text></text></g>`,
@@ -210,14 +210,14 @@ function edgeMarkup(edge: GraphEdge, curve: Curve, lines: readonly string[], lab
   ].join('');
 }
 
-function stateMarkup(box: Box, final: boolean, initial: boolean, stays: readonly string[]): string {
+function stateMarkup(box: Box, final: boolean, initial: boolean, stays: readonly string[], arrow: string): string {
   const left = box.x - NODE_W / 2;
   const top = box.y - NODE_H / 2;
   const classes = ['state', final ? 'final' : '', initial ? 'initial' : ''].filter(Boolean).join(' ');
   return [
     `<g class="${classes}" data-state="${escapeXml(box.name)}" role="img" aria-label="${escapeXml(box.name)}">`,
     initial
-      ? `<circle class="start" cx="${num(left - 22)}" cy="${num(box.y)}" r="5"/><path class="line" d="M${num(left - 17)},${num(box.y)} H${num(left - 1)}" marker-end="url(#machine-arrow)"/>`
+      ? `<circle class="start" cx="${num(left - 22)}" cy="${num(box.y)}" r="5"/><path class="line" d="M${num(left - 17)},${num(box.y)} H${num(left - 1)}" marker-end="url(#${arrow})"/>`
       : '',
     `<rect x="${num(left)}" y="${num(top)}" width="${NODE_W}" height="${NODE_H}" rx="${final ? 15 : 6}"/>`,
     final ? `<rect class="inner" x="${num(left + 3)}" y="${num(top + 3)}" width="${NODE_W - 6}" height="${NODE_H - 6}" rx="12"/>` : '',
@@ -228,7 +228,15 @@ function stateMarkup(box: Box, final: boolean, initial: boolean, stays: readonly
   ].join('');
 }
 
-export function machineSvg(graph: MachineGraph): string {
+/** How one drawing is named on a page that holds several: its ids' prefix and its title. */
+export interface DrawingName {
+  readonly id: string;
+  readonly title: string;
+}
+
+const TASK_DRAWING: DrawingName = { id: 'machine', title: 'The task state machine' };
+
+export function machineSvg(graph: MachineGraph, name: DrawingName = TASK_DRAWING): string {
   const boxes = layout(graph);
   const all = [...boxes.values()];
   const between = graph.edges.filter((e) => e.from !== e.to);
@@ -253,20 +261,20 @@ export function machineSvg(graph: MachineGraph): string {
     const { curve, lines } = curves[i] ?? { curve: undefined, lines: [] };
     const place = places[i];
     if (!curve || !place) throw new Error(`edge ${edge.from} -> ${edge.to} was not placed`);
-    return edgeMarkup(edge, curve, lines, place.label, place.step);
+    return edgeMarkup(edge, curve, lines, place.label, place.step, `${name.id}-arrow`);
   });
   const states = graph.states.map((s) => {
     const box = boxes.get(s.name);
     if (!box) throw new Error(`no box for ${s.name}`);
-    return stateMarkup(box, s.final, s.name === graph.initial, stays(s.name));
+    return stateMarkup(box, s.final, s.name === graph.initial, stays(s.name), `${name.id}-arrow`);
   });
   const arrow = (id: string) =>
     `<marker id="${id}" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,1 L10,5 L0,9 z"/></marker>`;
   const transitions = graph.edges.reduce((n, e) => n + e.events.length, 0);
   return [
-    `<svg class="machine" viewBox="0 0 ${WIDTH} ${HEIGHT}" role="img" aria-labelledby="machine-title" xmlns="http://www.w3.org/2000/svg">`,
-    `<title id="machine-title">The task state machine: ${graph.states.length} states, ${transitions} transitions</title>`,
-    `<defs>${arrow('machine-arrow')}${arrow('machine-arrow-taken')}</defs>`,
+    `<svg class="machine" data-machine="${escapeXml(name.id)}" viewBox="0 0 ${WIDTH} ${HEIGHT}" role="img" aria-labelledby="${escapeXml(name.id)}-title" xmlns="http://www.w3.org/2000/svg">`,
+    `<title id="${escapeXml(name.id)}-title">${escapeXml(name.title)}: ${graph.states.length} states, ${transitions} transitions</title>`,
+    `<defs>${arrow(`${name.id}-arrow`)}${arrow(`${name.id}-arrow-taken`)}</defs>`,
     // Edges first, so states and their names are drawn over any line passing close by.
     ...edges,
     ...states,

@@ -2,12 +2,12 @@
  * Waits that all last the same time (every blocking send waits SERVICE_BLOCKING_TIMEOUT), kept
  * in one queue with one timer. Their deadlines come in the order they were added, so the queue
  * is a FIFO: adding is a push, and a wait that ends early is marked and skipped. A timer per
- * wait cost node a timer-list insert and removal on every blocking send (~3% of W1's CPU).
+ * wait cost node a timer-list insert and removal on every blocking send.
  *
  * The timer outlives the waits it was armed for. A quick agent's blocking send begins and ends
  * its wait within one request, so the queue empties after nearly every task: clearing the timer
- * then and arming a new one for the next task was a timer insert and removal per task again
- * (2-3% of W1's CPU). An idle queue keeps its timer, unref'd so that it holds no process up; the
+ * then and arming a new one for the next task was a timer insert and removal per task again.
+ * An idle queue keeps its timer, unref'd so that it holds no process up; the
  * next wait refs it. Every wait lasts as long, so a timer armed for an earlier wait fires no
  * later than the new one's deadline; it re-arms for what is still pending or, finding nothing,
  * goes. An idle queue's timer is thus gone one wait length after the last wait at the latest.

@@ -2,16 +2,19 @@
  * A task whose actor is running (states `submitted` and `working`, including a task resting in
  * `working` after its handler continued in the background). It owns the mutable task record,
  * the actor, the AbortController of the turn and of its background work, and the people
- * waiting for the turn to end. Paused and terminal tasks live only in the store.
+ * waiting for the turn to end; its life in memory (visibility, persistence, how it leaves) is
+ * its `run` (task-run.ts). Paused and terminal tasks live only in the store.
  */
 import type { Actor, StateValue, StateValueMap } from 'xstate';
 import { defineTaskMachine, type TaskMachineEvent, type TaskMachineEventType } from '../../machines/task.machine.js';
 import type { ArtifactChunk } from '../agent.js';
 import type { Caller } from '../auth/types.js';
 import type { Message, Task } from '../a2a/schemas.js';
-import type { MessageKey } from '../store/types.js';
 import { NO_STRINGS } from '../a2a/empty.js';
+import { TaskRun, type PersistMode, type TurnOutcome } from './task-run.js';
 import { waitWithin } from './wait.js';
+
+export type { PersistMode, TurnOutcome };
 
 /** What the request that started a turn asked for besides its message (each empty by default). */
 export interface TurnOptions {
@@ -26,9 +29,6 @@ export const defineRuntimeTaskMachine = () => defineTaskMachine<Message, Artifac
 export type RuntimeTaskMachine = ReturnType<typeof defineRuntimeTaskMachine>;
 export type RuntimeTaskEvent = TaskMachineEvent<Message, ArtifactChunk>;
 
-/** How the task is persisted while it runs (spec rule 4). */
-export type PersistMode = 'progress' | 'stream';
-
 /**
  * The machine's answers to `can(event)`, per machine and state. The task machine has no guards:
  * whether an event is taken depends on the state and the event's type alone (never its data),
@@ -36,8 +36,8 @@ export type PersistMode = 'progress' | 'stream';
  * a transition computation per agent call (test/unit/machine-data.test.ts holds the two equal).
  *
  * States are found by walking the state value (`{working: 'running'}`: `working`, then
- * `running`) through a tree of maps, not by building a text key per call: about 30 ns a
- * lookup instead of 210 ns (2,000,000 lookups alternating two event types).
+ * `running`) through a tree of maps, not by building a text key per call: a text key is a
+ * string built on every agent call, a walk allocates nothing.
  */
 interface StateAnswers {
   readonly answers: Map<TaskMachineEventType, boolean>;
@@ -71,8 +71,6 @@ function answersIn(root: StateAnswers, value: StateValue): Map<TaskMachineEventT
   }
   return rest === undefined ? state.answers : substate(state, rest).answers;
 }
-
-export type TurnOutcome = { kind: 'task' } | { kind: 'message'; message: Message };
 
 /** Where the message that started a live task is indexed for idempotency (message-index.ts). */
 export interface MessageIndexEntry {
@@ -112,45 +110,10 @@ export class LiveTask {
   statusMs: number;
   /** The message that started the current turn. */
   turnMessage: Message;
-  /** First turn of a new task: a direct reply may still replace the task with a Message. */
-  firstTurn: boolean;
-  /**
-   * Whether anyone outside may know the task exists. Until then, push notifications,
-   * persistence and idempotency records are held back, so a direct reply leaves no trace.
-   */
-  exposed = false;
-  /** Effects held until the task is exposed (made on first use). */
-  private deferred: (() => void)[] | undefined;
-  /**
-   * Where the task is in its life here: `running` (its turn goes on, or it rests in `working`
-   * while background work reports: the machine tells which), `ending` (the task paused or
-   * ended, and its final write is under way: no agent call is taken any more), `closed` (the
-   * actor is stopped and the task has left memory). It only moves forward.
-   */
-  phase: 'running' | 'ending' | 'closed' = 'running';
-  /** A progress write of this task is due (TaskService's shared flush ticker). */
-  flushPending = false;
-  mode: PersistMode;
-  /** The turn's final write failed for the whole retry window. */
-  unstored = false;
-  /** The message that started this task, not yet recorded in the store for idempotency. */
-  messageKey: MessageKey | undefined;
-  /** The last of this task's store writes, which run one after another (task-writes.ts); none yet: undefined. */
-  writes: Promise<unknown> | undefined;
-  /** The one write that makes a running task findable by other replicas (see ensureVisible). */
-  visibleWrite: Promise<void> | undefined;
-  /** The task's JSON as the turn's final write stored it. */
-  storedJson: string | undefined;
+  /** The task's life in memory: the one writer of its visibility and persistence. */
+  readonly run: TaskRun;
   /** The task as it was when submitted: the first event of a `message:stream` (stream mode only). */
   initialSnapshot: Task | undefined;
-  /**
-   * A status published before the task was exposed, which transition listeners are told of once
-   * it is (turn-effects.ts), and the copy of the task as it was then: made only if the task
-   * changes before that, which a turn that exposes it by an agent call never does.
-   */
-  heldStatus: Task['status'] | undefined;
-  heldCopy: Task | undefined;
-
   /** The principal id the task belongs to (with auth on); written with the task's first store write. */
   readonly owner: string | undefined;
   /** Who sent this turn's message (with auth on), for the handler's `ctx.principal`. */
@@ -163,7 +126,6 @@ export class LiveTask {
   /** Set when the turn has ended (the task may stay, resting in the background); late waiters get it at once. */
   private outcome: TurnOutcome | undefined;
   private turnWaiters: ((outcome: TurnOutcome) => void)[] | undefined;
-  private exposeWaiters: ((outcome: TurnOutcome) => void)[] | undefined;
   /** `settled`'s promise, made only when someone waits for it before the task leaves (RESOLVED after). */
   private settledPromise: Promise<void> | undefined;
   private settledResolve: (() => void) | undefined;
@@ -182,8 +144,7 @@ export class LiveTask {
     this.owner = opts.owner ?? opts.caller?.principal.id;
     this.turnMessage = message;
     this.statusMs = Date.parse(task.status.timestamp);
-    this.firstTurn = opts.firstTurn;
-    this.mode = opts.mode;
+    this.run = new TaskRun({ hidden: opts.firstTurn, mode: opts.mode });
   }
 
   /** Resolves when the task has left memory (`finish`). */
@@ -197,13 +158,6 @@ export class LiveTask {
   indexedAs(index: MessageIndexEntry, key: string): void {
     this.indexedIn = index;
     this.indexKey = key;
-  }
-
-  /** Moves to `ending`; false if the task had already left `running`. */
-  beginEnding(): boolean {
-    if (this.phase !== 'running') return false;
-    this.phase = 'ending';
-    return true;
   }
 
   get id(): string {
@@ -224,7 +178,7 @@ export class LiveTask {
 
   /** Asks the machine whether it accepts the event now. */
   accepts(type: TaskMachineEventType): boolean {
-    if (this.phase !== 'running') return false;
+    if (!this.run.isRunning) return false;
     const snapshot = this.actor.getSnapshot();
     let root = acceptance.get(this.actor.logic);
     if (!root) acceptance.set(this.actor.logic, (root = { answers: new Map(), substates: undefined }));
@@ -232,21 +186,6 @@ export class LiveTask {
     let answer = answers.get(type);
     if (answer === undefined) answers.set(type, (answer = snapshot.can({ type })));
     return answer;
-  }
-
-  /** Runs a side effect now if the task is exposed, else when it becomes so. */
-  whenExposed(effect: () => void): void {
-    if (this.exposed) effect();
-    else (this.deferred ??= []).push(effect);
-  }
-
-  expose(): void {
-    if (this.exposed) return;
-    this.exposed = true;
-    const effects = this.deferred;
-    this.deferred = undefined;
-    if (effects) for (const effect of effects) effect();
-    this.resolveExposed({ kind: 'task' });
   }
 
   /**
@@ -264,32 +203,15 @@ export class LiveTask {
     return waitWithin<TurnOutcome>((this.turnWaiters ??= []), ms);
   }
 
-  /** Resolves when the task is exposed, or with the direct reply that replaced it. */
-  waitExposed(): Promise<TurnOutcome> {
-    if (this.outcome?.kind === 'message') return Promise.resolve(this.outcome);
-    if (this.exposed) return Promise.resolve({ kind: 'task' });
-    return new Promise((resolve) => (this.exposeWaiters ??= []).push(resolve));
-  }
-
-  private resolveExposed(outcome: TurnOutcome): void {
-    const waiters = this.exposeWaiters;
-    this.exposeWaiters = undefined;
-    if (waiters) for (const w of waiters) w(outcome);
-  }
-
   /** Whether the turn is over while the task stays here, working in the background. */
   get inBackground(): boolean {
-    return this.phase === 'running' && this.actor.getSnapshot().matches({ working: 'background' });
+    return this.run.isRunning && this.actor.getSnapshot().matches({ working: 'background' });
   }
 
   /** The turn ended: wake everyone waiting for it (the task may stay, see `finish`). */
   turnEnded(outcome: TurnOutcome): void {
     if (this.outcome) return;
     this.outcome = outcome;
-    if (outcome.kind === 'message') {
-      this.deferred = undefined;
-      this.resolveExposed(outcome);
-    }
     const waiters = this.turnWaiters;
     this.turnWaiters = undefined;
     if (waiters) for (const w of waiters) w(outcome);

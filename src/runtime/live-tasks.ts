@@ -26,7 +26,7 @@ export class LiveTasks {
   /** The live record if a turn runs now and is not ending (what subscribers attach to). */
   running(id: string): LiveTask | undefined {
     const live = this.byId.get(id)?.live;
-    return live?.phase === 'running' ? live : undefined;
+    return live?.run.isRunning === true ? live : undefined;
   }
 
   add(live: LiveTask): void {
@@ -38,10 +38,9 @@ export class LiveTasks {
     this.actors++;
   }
 
-  /** Stops the task's actor and forgets the task (once). */
+  /** Stops the task's actor and forgets the task (once: its handle is emptied). */
   release(live: LiveTask): void {
-    if (live.phase === 'closed') return;
-    live.phase = 'closed';
+    if (live.handle.live === undefined) return;
     this.supervisor.stop(live.actor);
     this.actors--;
     if (this.byId.get(live.id) === live.handle) this.byId.delete(live.id);

@@ -7,6 +7,7 @@
 import type { Message } from '../a2a/schemas.js';
 import type { TaskStore } from '../store/types.js';
 import type { LiveTask, MessageIndexEntry } from './live-task.js';
+import { promiseOf } from '../promise-of.js';
 
 const keyOf = (scope: string, messageId: string): string => `${scope}\u0000${messageId}`;
 
@@ -24,17 +25,16 @@ export class MessageIndex implements MessageIndexEntry {
     return owner === undefined ? scope : `${owner.length}:${owner}:${scope}`;
   }
 
-  /** Not async: the store's promise is handed on as it is (an async frame cost a promise and a hop). */
+  /** On the request path: the store's promise is handed on as it is (promiseOf, src/promise-of.ts). */
   taskIdFor(scope: string, messageId: string): Promise<string | undefined> {
-    const known = this.inMemory.get(keyOf(scope, messageId));
-    return known !== undefined ? Promise.resolve(known) : this.store.findTaskIdByMessage(scope, messageId);
+    return promiseOf(() => this.inMemory.get(keyOf(scope, messageId)) ?? this.store.findTaskIdByMessage(scope, messageId));
   }
 
   /** The message started this live task: known here now, in the store from its first write. */
   remember(live: LiveTask, scope: string, messageId: string): void {
     const key = keyOf(scope, messageId);
     this.inMemory.set(key, live.id);
-    live.messageKey = { scope, messageId };
+    live.run.recordMessage({ scope, messageId });
     live.indexedAs(this, key);
   }
 

@@ -3,8 +3,8 @@
  *
  * A retained log is replayed rarely but kept for the whole retention period, under streaming load
  * for tens of thousands of tasks at once. As objects (a log record, its listener set, a ring of
- * entries, an expiry entry) it cost about 1.4 KB and a dozen objects per task, which every
- * scavenge copied and every full collection traced. Packed, it is one small record and one flat
+ * entries, an expiry entry) it cost a dozen objects per task, which every scavenge copied and
+ * every full collection traced. Packed, it is one small record and one flat
  * string, which holds nothing else alive.
  *
  * The text holds one line per event (JSON text never holds a raw newline). An event written
@@ -80,9 +80,8 @@ const ARTIFACT_HEAD = '{"kind":"artifact-update"';
 /**
  * What a line may leave out: an event's JSON text up to and with the ids, per kind, made flat
  * (join) once per log. A line compares a substring of its text with one (`===`): on Node 20,
- * `text.startsWith(ids, position)` with the ids made by concatenation took about 0.6 µs a call
- * and was most of the packing's cost (bench/micro/packed-log.ts: 2.1-2.3 µs per W4 log before,
- * 0.9-1.1 µs after).
+ * `text.startsWith(ids, position)` against a concatenated (rope) string flattens it on every
+ * call, and was most of the packing's cost (bench/micro/packed-log.ts measures it).
  */
 interface Prefixes {
   status: string;

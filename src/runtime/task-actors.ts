@@ -8,6 +8,7 @@ import type { TaskMachineContext } from '../../machines/task.machine.js';
 import { eventSeqOf, type TaskEventLog } from './event-log.js';
 import { defineRuntimeTaskMachine, type LiveTask, type RuntimeTaskEvent } from './live-task.js';
 import type { LiveTasks } from './live-tasks.js';
+import type { TaskSupervisor } from './task-supervisor.js';
 import type { TurnEffects } from './turn-effects.js';
 import { traceTurnStart } from '../observe/turns.js';
 
@@ -28,6 +29,12 @@ export type ActorStarter = (live: LiveTask, restoreState?: RestoreState) => void
 /** The message an event carries, if it is one of those that carry one. */
 const messageOf = (event: RuntimeTaskEvent): Message | undefined => ('message' in event ? event.message : undefined);
 
+/** The inspector's view of a task's run: a machine actor fed the run's events (task-run.ts). */
+function mirrorRun(supervisor: TaskSupervisor, live: LiveTask): void {
+  const actor = supervisor.spawnRunMirror(live.id, live.run.status);
+  live.run.mirrorTo({ send: (event) => actor.send(event), stop: () => supervisor.stop(actor) });
+}
+
 export function taskActorStarter(opts: TaskActorOptions): ActorStarter {
   const { effects, live: tasks, events, inspect } = opts;
   type Args = { context: TaskMachineContext<Message>; event: RuntimeTaskEvent };
@@ -39,7 +46,7 @@ export function taskActorStarter(opts: TaskActorOptions): ActorStarter {
       try {
         fn(args.context.taskId, args, ...params);
       } catch (err) {
-        effects.turnBroke(args.context.taskId, err);
+        effects.ends.turnBroke(args.context.taskId, err);
       }
     };
   /**
@@ -49,9 +56,9 @@ export function taskActorStarter(opts: TaskActorOptions): ActorStarter {
    */
   const runTurn = (taskId: string): void => {
     try {
-      effects.runTurn(taskId)?.catch((err: unknown) => effects.turnBroke(taskId, err));
+      effects.runTurn(taskId)?.catch((err: unknown) => effects.ends.turnBroke(taskId, err));
     } catch (err) {
-      effects.turnBroke(taskId, err);
+      effects.ends.turnBroke(taskId, err);
     }
   };
   const machine = defineRuntimeTaskMachine().provide({
@@ -81,13 +88,14 @@ export function taskActorStarter(opts: TaskActorOptions): ActorStarter {
 
   return (live, restoreState) => {
     // Event numbers continue where the task's last turn left them, whatever the log forgot.
-    events.open(live.id, { afterSeq: eventSeqOf(live.task), watched: live.mode === 'stream' });
+    events.open(live.id, { afterSeq: eventSeqOf(live.task), watched: live.run.mode === 'stream' });
     const input = { taskId: live.id };
     live.actor = supervisor.spawn(machine, {
       input,
       snapshot: restoreState ? machine.resolveState({ value: restoreState, context: input }) : undefined,
     });
     tasks.started();
+    if (inspect) mirrorRun(supervisor, live);
     traceTurnStart(live, live.id, live.task.contextId);
     live.actor.start();
   };

@@ -131,7 +131,7 @@ class TurnFeed implements TaskFeed {
   private async attach(): Promise<void> {
     const { service, live, run, initial } = this;
     try {
-      const outcome = await live.waitExposed();
+      const outcome = await live.run.waitExposed();
       if (run.stopped) return;
       if (outcome.kind === 'message') {
         run.message(outcome.message);

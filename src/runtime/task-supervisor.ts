@@ -2,8 +2,8 @@
  * The one long-lived parent of every task actor of a service: each task's actor is spawned as
  * its child, so all of them share one XState actor system. A root actor builds a system of its
  * own (a scheduler, registries, some twenty closures) that becomes garbage with the task; as a
- * child it reuses this one: about 3.5 µs less CPU per task in bench/micro/task-actor.ts
- * (`root` 34.0 and 33.6 µs, `supervised` 30.1 and 30.6 µs: two runs of 100,000 lifecycles each).
+ * child it reuses this one, and a task costs less CPU (docs/benchmark.md, "Why the runtime is
+ * shaped as it is", measured by bench/micro/task-actor.ts).
  *
  * The supervisor is a minimal actor logic, not a machine: it keeps no state and reacts to two
  * things only, a request to stop a child (the supported way to stop a non-root actor is its
@@ -23,6 +23,7 @@ import {
   type SnapshotFrom,
 } from 'xstate';
 import type { RuntimeTaskMachine } from './live-task.js';
+import { taskRunMachine, taskRunStateValue, type TaskRunMachine, type TaskRunState } from '../../machines/task-run.machine.js';
 
 type Inspector = Observer<InspectionEvent> | ((event: InspectionEvent) => void);
 
@@ -79,6 +80,17 @@ export class TaskSupervisor {
       machine,
       options.snapshot ? { input: options.input, snapshot: options.snapshot, parent } : { input: options.input, parent },
     );
+  }
+
+  /**
+   * With an inspector only: a started actor of the task-run machine in `state`, child of the
+   * supervisor, so the inspector shows each task's run beside its task machine.
+   */
+  spawnRunMirror(taskId: string, state: TaskRunState): Actor<TaskRunMachine> {
+    const parent = (this.ref ??= this.startSupervisor());
+    const context = { taskId };
+    const snapshot = taskRunMachine.resolveState({ value: taskRunStateValue(state), context });
+    return createActor(taskRunMachine, { input: context, snapshot, parent }).start();
   }
 
   /**

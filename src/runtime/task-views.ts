@@ -42,8 +42,8 @@ function isSimpleMessage(message: Message): boolean {
 /**
  * `{ ...message, taskId, contextId }`: the message as a task's history keeps it. The common
  * message (kind, role, parts, messageId) is built as one literal: V8 gives a spread copy that
- * then gains keys new hidden classes each time, about 620 bytes a task more (a wire message
- * has no symbol keys, the one thing the spread would copy and this does not).
+ * then gains keys new hidden classes each time, memory every task pays (a wire message has no
+ * symbol keys, the one thing the spread would copy and this does not).
  */
 export function messageInTask(message: Message, taskId: string, contextId: string): Message {
   if (!isSimpleMessage(message)) return { ...message, taskId, contextId };

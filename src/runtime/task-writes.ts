@@ -13,14 +13,9 @@ import type { TaskOwnership } from './task-ownership.js';
 import { serializeOrFail } from './storable.js';
 import { taskView } from './task-views.js';
 import { sleep } from './wait.js';
+import { promiseOf } from '../promise-of.js';
 
 const toVoid = (): void => undefined;
-
-/** A final write succeeded: its JSON is the reply. */
-const keepJson = (live: LiveTask, json: string): true => {
-  live.storedJson = json;
-  return true;
-};
 
 export class TaskWriter {
   /** Running tasks with a progress write due (their handles: see LiveTaskHandle), and the ticker that writes them. */
@@ -46,10 +41,10 @@ export class TaskWriter {
    * dirty task each SERVICE_PROGRESS_FLUSH_INTERVAL. No timer per task.
    */
   scheduleFlush(live: LiveTask): void {
-    if (live.mode === 'stream' || live.flushPending) return;
-    live.flushPending = true;
-    live.whenExposed(() => {
-      if (live.phase !== 'running') return;
+    const run = live.run;
+    if (run.mode === 'stream' || !run.flushDue()) return;
+    run.whenExposed(() => {
+      if (run.status !== 'exposed.flushDue') return;
       this.dirty.add(live.handle);
       if (!this.flushTicker) {
         this.flushTicker = setInterval(() => this.flushDirty(), this.settings.progressFlushInterval * 1000);
@@ -61,8 +56,8 @@ export class TaskWriter {
   private flushDirty(): void {
     for (const { live } of this.dirty) {
       if (!live) continue;
-      live.flushPending = false;
-      if (live.phase === 'running') void this.write(live, taskView(live.task), 'store.progress_write_failed');
+      live.run.flushed();
+      if (live.run.isRunning) void this.write(live, taskView(live.task), 'store.progress_write_failed');
     }
     const idle = this.dirty.size === 0;
     this.dirty.clear();
@@ -73,7 +68,7 @@ export class TaskWriter {
   }
 
   cancelFlush(live: LiveTask): void {
-    live.flushPending = false;
+    live.run.flushed();
     this.dirty.delete(live.handle);
   }
 
@@ -84,13 +79,17 @@ export class TaskWriter {
    * (spec rule 4). Once the turn is ending, its final write (already queued) is the one.
    */
   ensureVisible(live: LiveTask): Promise<void> {
-    if (live.phase !== 'running') return live.writes === undefined ? Promise.resolve() : live.writes.then(toVoid);
-    live.visibleWrite ??= this.write(live, taskView(live.task), 'store.write_failed').then((stored) => {
+    const run = live.run;
+    if (!run.isRunning) return run.writes === undefined ? Promise.resolve() : run.writes.then(toVoid);
+    const asked = run.visibleWrite;
+    if (asked) return asked;
+    const visible = this.write(live, taskView(live.task), 'store.write_failed').then((stored) => {
       if (stored) return;
-      live.visibleWrite = undefined;
+      run.setVisibleWrite(undefined);
       throw a2aError('unavailable', 'the task store is not reachable; the task runs on and is stored when it is back');
     });
-    return live.visibleWrite;
+    run.setVisibleWrite(visible);
+    return visible;
   }
 
   /**
@@ -100,33 +99,30 @@ export class TaskWriter {
    * at once, without a link in the chain.
    */
   private write(live: LiveTask, snapshot: Task, failure: string, json?: string): Promise<boolean> {
-    const previous = live.writes;
+    const previous = live.run.writes;
     const result =
       previous === undefined ? this.save(live, snapshot, failure, json) : previous.then(() => this.save(live, snapshot, failure, json));
-    live.writes = result;
+    live.run.queueWrite(result);
     return result;
   }
 
   /**
-   * One write to the store; false (and logged) if it failed. Plain promise handlers rather than
-   * an async function: its frame and await cost every task's final write about 450 bytes.
+   * One write to the store; false (and logged) if it failed. On every task's path: the store's
+   * promise is taken through promiseOf (a store that throws at once is a failed write like any
+   * other), with one handler each way and no async frame.
    */
   private save(live: LiveTask, snapshot: Task, failure: string, json: string | undefined): Promise<boolean> {
-    const key = live.messageKey;
-    let saved: Promise<void>;
-    try {
-      // A store that throws at once is a failed write like any other. Stored unfinished, the task
-      // is held here first (other replicas would take it for an orphan).
+    const key = live.run.messageKey;
+    // Stored unfinished, the task is held here first (other replicas would take it for an orphan).
+    const saved = promiseOf(() => {
       const held = this.ownership.beforeStore(live.id, snapshot.status.state);
-      saved = held
+      return held
         ? held.then(() => this.store.saveTask(snapshot, key, json, live.owner))
         : this.store.saveTask(snapshot, key, json, live.owner);
-    } catch (err) {
-      return Promise.resolve(this.failed(live, snapshot, failure, err));
-    }
+    });
     return saved.then(
       () => {
-        if (live.messageKey === key) live.messageKey = undefined;
+        live.run.messageRecorded(key);
         return true;
       },
       (err: unknown) => this.failed(live, snapshot, failure, err),
@@ -139,17 +135,20 @@ export class TaskWriter {
   }
 
   /**
-   * The turn's final write, tried again while the store is away (SERVICE_STORE_RETRY_WINDOW).
-   * Not async: a first attempt that succeeds, the usual case, costs one promise handler.
+   * The turn's final write, tried again while the store is away (SERVICE_STORE_RETRY_WINDOW):
+   * the JSON stored, or undefined if it was lost. On every task's path (promiseOf): a first
+   * attempt that succeeds, the usual case, costs one promise handler.
    */
-  writeFinal(live: LiveTask): Promise<boolean> {
+  writeFinal(live: LiveTask): Promise<string | undefined> {
     const giveUpAt = Date.now() + this.settings.storeRetryWindow * 1000;
-    // The task no longer changes (the turn is over): one serialization serves every attempt
-    // and, once stored, the reply. A task that cannot be serialized is failed, not lost.
-    const json = serializeOrFail(live.task, this.logger);
-    return this.write(live, live.task, 'store.write_failed', json).then((stored) => {
-      if (!stored) return this.retry(live, live.task, json, giveUpAt).then((again) => (again ? keepJson(live, json) : false));
-      return keepJson(live, json);
+    return promiseOf(() => {
+      // The task no longer changes (the turn is over): one serialization serves every attempt
+      // and, once stored, the reply. A task that cannot be serialized is failed, not lost.
+      const json = serializeOrFail(live.task, this.logger);
+      const jsonIfStored = (stored: boolean): string | undefined => (stored ? json : undefined);
+      return this.write(live, live.task, 'store.write_failed', json).then((stored) =>
+        stored ? json : this.retry(live, live.task, json, giveUpAt).then(jsonIfStored),
+      );
     });
   }
 

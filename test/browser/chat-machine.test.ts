@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import type { Browser, Locator } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { taskMachine } from '../../machines/task.machine.js';
+import { taskRunMachine } from '../../machines/task-run.machine.js';
 import { browserMissing, ChatPage, launchChromium } from '../support/browser.js';
 import { startServer, type TestServer } from '../support/server.js';
 
@@ -111,6 +112,22 @@ describe.skipIf(NO_BROWSER)('the task machine on the /chat dashboard in Chromium
       '3. input-required>working',
       '4. working>input-required',
     ]);
+  });
+
+  it('draws the task’s run in the runtime beside the machine: exposed while it works, closed once stored', async () => {
+    const working = await chat.send('background 1500');
+    const taskId = (await working.getAttribute('data-task-id'))!;
+    const during = await chat.selectTask(taskId, 'working');
+    const run = during.locator('#run svg.machine');
+    expect(await run.locator('title').first().textContent()).toMatch(/^The task run \(its life in the runtime\): 6 states/);
+    expect(await run.locator('.state').evaluateAll((n) => n.map((x) => x.getAttribute('data-state')))).toEqual(
+      Object.keys(taskRunMachine.root.states),
+    );
+    expect(await during.locator('#run .state.current').evaluateAll((n) => n.map((x) => x.getAttribute('data-state')))).toEqual(['exposed']);
+    await chat.page.locator(`#task-detail[data-task-id="${taskId}"][data-state="completed"]`).waitFor({ timeout: 10_000 });
+    const after = chat.page.locator('#task-detail #run');
+    expect(await after.locator('.state.current').evaluateAll((n) => n.map((x) => x.getAttribute('data-state')))).toEqual(['closed']);
+    expect(await after.locator('#run-now').getAttribute('data-state')).toBe('closed');
   });
 
   it('made no request outside its own origin and logged no error', () => {

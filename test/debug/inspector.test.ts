@@ -73,14 +73,23 @@ describe('the Stately inspector', () => {
       expect(done.result.status.state).toBe('completed');
 
       const events = await completedIn(receiver, asked.result.id);
-      const actor = events.find((e) => e.type === '@xstate.actor');
+      const actor = events.find((e) => e.type === '@xstate.actor' && JSON.parse(e.definition).id === 'task');
       expect(actor.name).toBe('task');
       // The definition travels with the actor, so the inspector can draw the machine.
       expect(JSON.parse(actor.definition).states).toHaveProperty('input-required');
       const sent = events.filter((e) => e.type === '@xstate.event').map((e) => e.event.type);
       expect(sent).toEqual(expect.arrayContaining(['START', 'REQUEST_INPUT', 'FOLLOW_UP', 'COMPLETE']));
-      const states = events.filter((e) => e.type === '@xstate.snapshot').map((e) => wireStateOf(e.snapshot.value));
+      const runs = events.filter((e) => e.type === '@xstate.actor' && JSON.parse(e.definition).id === 'taskRun');
+      const ofRun = (e: Json): boolean => runs.some((r) => r.sessionId === e.sessionId);
+      const states = events.filter((e) => e.type === '@xstate.snapshot' && !ofRun(e)).map((e) => wireStateOf(e.snapshot.value));
       expect(states).toEqual(expect.arrayContaining(['submitted', 'working', 'input-required', 'completed']));
+
+      // Each turn's run in the runtime has a mirror actor of the task-run machine, fed the same transitions.
+      expect(runs).toHaveLength(2);
+      const runEvents = events.filter((e) => e.type === '@xstate.event' && ofRun(e));
+      expect(runEvents.map((e) => e.event.type)).toEqual(expect.arrayContaining(['EXPOSE', 'END', 'STORED']));
+      const runStates = events.filter((e) => e.type === '@xstate.snapshot' && ofRun(e)).map((e) => JSON.stringify(e.snapshot.value));
+      expect(runStates).toEqual(expect.arrayContaining(['{"closed":"stored"}']));
     } finally {
       await server.stop();
     }

@@ -7,6 +7,7 @@ import { getAdjacencyMap } from '@xstate/graph';
 import { setup, type AnyMachineSnapshot } from 'xstate';
 import { describe, expect, it } from 'vitest';
 import { TASK_MACHINE_EVENT_TYPES, taskMachine, wireStateOf, type TaskMachineEvent } from '../../machines/task.machine.js';
+import { TASK_RUN_EVENT_TYPES, taskRunMachine, type TaskRunEvent } from '../../machines/task-run.machine.js';
 import { eventLabel, machineGraph } from '../../src/debug/machine-graph.js';
 import { machineSvg } from '../../src/debug/machine-svg.js';
 
@@ -95,5 +96,38 @@ describe('the machine graph of the debug page', () => {
     expect(g.states.map((s) => s.name)).toEqual(['idle', 'busy', 'waiting', 'done']);
     expect([...graphEdges(g)].sort()).toEqual(['busy|DONE|done', 'busy|PAUSE|waiting', 'idle|GO|busy', 'waiting|RESUME|busy']);
     expect(machineSvg(g)).toContain('data-from="waiting" data-to="busy"');
+  });
+});
+
+describe('the task-run machine on the debug page', () => {
+  const graph = machineGraph(taskRunMachine);
+
+  it('has the run’s top-level states, hidden first, and closed, replaced and stopped as final', () => {
+    expect(graph.states.map((s) => s.name)).toEqual(['hidden', 'exposed', 'ending', 'closed', 'replaced', 'stopped']);
+    expect(graph.initial).toBe('hidden');
+    expect(graph.states.filter((s) => s.final).map((s) => s.name)).toEqual(['closed', 'replaced', 'stopped']);
+  });
+
+  it('has every transition the running machine takes between top-level states, and no other', () => {
+    const events = TASK_RUN_EVENT_TYPES.map((type) => ({ type })) as TaskRunEvent[];
+    const top = (value: unknown): string => (typeof value === 'string' ? value : (Object.keys(value as object)[0] ?? ''));
+    const walked = new Set<string>();
+    for (const node of Object.values(getAdjacencyMap(taskRunMachine, { events, input: { taskId: 'graph' } }))) {
+      const before = node.state as AnyMachineSnapshot;
+      for (const step of Object.values(node.transitions) as { event: { type: string }; state: unknown }[]) {
+        if (!before.can(step.event)) continue;
+        walked.add(`${top(before.value)}|${step.event.type}|${top((step.state as AnyMachineSnapshot).value)}`);
+      }
+    }
+    expect([...graphEdges(graph)].sort()).toEqual([...walked].sort());
+  });
+
+  it('draws it with ids of its own, beside the task machine', () => {
+    const svg = machineSvg(graph, { id: 'run', title: 'The task run' });
+    expect(svg).toContain('<title id="run-title">The task run: 6 states');
+    expect(svg).toContain('marker-end="url(#run-arrow)"');
+    expect(svg).not.toContain('machine-arrow');
+    expect(svg).toContain('data-from="ending" data-to="closed"');
+    expect(svg).toContain('↻ FLUSH_DUE · FLUSHED');
   });
 });

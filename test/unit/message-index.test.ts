@@ -32,7 +32,7 @@ describe('MessageIndex', () => {
     const live = new LiveTask(task, message(), { firstTurn: true, mode: 'progress' });
     index.remember(live, 's', 'm1');
     expect(await index.taskIdFor('s', 'm1')).toBe('task-1');
-    expect(live.messageKey).toEqual({ scope: 's', messageId: 'm1' });
+    expect(live.run.messageKey).toEqual({ scope: 's', messageId: 'm1' });
     expect(await index.taskIdFor('s', 'm2')).toBeUndefined();
     // The task leaves memory without ever being written (a direct reply): no record remains.
     live.finish({ kind: 'task' });

@@ -101,7 +101,7 @@ describe('one turn', () => {
     // The task left memory and its actor stopped.
     expect(live.size).toBe(0);
     expect(live.runningActors).toBe(0);
-    expect(liveTask.phase).toBe('closed');
+    expect(liveTask.run.status).toBe('closed.stored');
   });
 
   it('a direct reply on the first turn leaves no task: nothing stored, no events kept, nothing pushed', async () => {

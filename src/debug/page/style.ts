@@ -77,7 +77,8 @@ dt { color: var(--muted); } dd { margin: 0; word-break: break-all; }
 .history-item[data-role="user"] { border-color: var(--user); }
 .role { font-size: 11px; color: var(--muted); }
 #machine { margin: 0; }
-#machine-now { margin: 4px 0 0; font-size: 12px; }
+#machine-now, #run-now { margin: 4px 0 0; font-size: 12px; }
+#run { margin: 0; }
 .machine { display: block; width: 100%; height: auto; max-width: 720px; }
 .machine text { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; text-anchor: middle; }
 .machine .state rect { fill: #fff; stroke: #9aa4ae; stroke-width: 1.2; }

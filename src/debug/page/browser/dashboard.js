@@ -191,6 +191,7 @@ function renderDetail(task) {
       [facts],
       section('Status message', statusMessage),
       section('State machine', renderMachine(task)),
+      section('Task run', renderRun(task)),
       section('State transitions', renderTimeline(task.metadata && task.metadata.stateTransitions)),
       section('History', messages),
       section('Artifacts', artifacts),

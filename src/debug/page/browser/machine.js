@@ -1,5 +1,5 @@
 /**
- * Page script, part 4: the task machine of the selected task. The server draws the machine from
+ * Page script, part 4: the task machine of the selected task, and its run in the runtime. The server draws the machine from
  * its definition into <template id="machine-template"> (src/debug/machine-svg.ts); this clones
  * the drawing, marks the task's current state and the states it went through, and numbers the
  * transitions it took, in order, from its `metadata.stateTransitions` timeline.
@@ -85,6 +85,34 @@ function renderMachine(task) {
   now.id = 'machine-now';
   now.dataset.state = current;
   if (steps.offMachine.length) now.append(el('span', 'note', ' · not a machine transition: ' + steps.offMachine.join(', ')));
+  figure.append(svg, now);
+  return figure;
+}
+
+/**
+ * Where the task's run stands (machines/task-run.machine.ts), as far as a client can tell: a
+ * task it can see at all is no longer `hidden`; while it is submitted or working it is
+ * `exposed`; a paused or terminal task it reads was `closed` with its final write stored (a
+ * write that was lost is answered with an error, not with the task).
+ * @param {string} state
+ * @returns {string}
+ */
+function runStateOf(state) {
+  return state === 'submitted' || state === 'working' ? 'exposed' : 'closed';
+}
+
+function renderRun(task) {
+  var figure = el('figure', '');
+  figure.id = 'run';
+  var template = $('run-template');
+  var drawing = template && template.content.firstElementChild;
+  if (!drawing) return figure;
+  var svg = drawing.cloneNode(true);
+  var current = runStateOf((task.status && task.status.state) || '');
+  markStates(svg, current, [current]);
+  var now = el('figcaption', '', 'In the runtime: ', badge(current));
+  now.id = 'run-now';
+  now.dataset.state = current;
   figure.append(svg, now);
   return figure;
 }
