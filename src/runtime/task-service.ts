@@ -217,7 +217,7 @@ export class TaskService {
     caller?: Caller,
     extensions: readonly string[] = NO_STRINGS,
   ): Promise<StartedTurn> {
-    return this.starts.startTurn(params, mode, caller, extensions);
+    return this.starts.acceptMessage(params, mode, caller, extensions);
   }
 
   // ---------------------------------------------------------------- reads

@@ -77,7 +77,7 @@ export class TurnStarts {
    * Accepts a message. The handler starts on the next microtask. On the request path
    * (promiseOf): the store's answer for the message id is the only wait of a new task.
    */
-  startTurn(
+  acceptMessage(
     params: MessageSendParams,
     mode: PersistMode,
     caller?: Caller,
