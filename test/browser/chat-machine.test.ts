@@ -115,19 +115,24 @@ describe.skipIf(NO_BROWSER)('the task machine on the /chat dashboard in Chromium
   });
 
   it('draws the task’s run in the runtime beside the machine: exposed while it works, closed once stored', async () => {
-    const working = await chat.send('background 1500');
+    // A page of its own: the shared page's conversation may hold a paused task the message would continue.
+    const fresh = await ChatPage.open(browser, server.url, '?poll=0.5', { width: 1440, height: 1000 });
+    const working = await fresh.send('background 6000');
     const taskId = (await working.getAttribute('data-task-id'))!;
-    const during = await chat.selectTask(taskId, 'working');
+    const during = await fresh.selectTask(taskId, 'working');
     const run = during.locator('#run svg.machine');
     expect(await run.locator('title').first().textContent()).toMatch(/^The task run \(its life in the runtime\): 6 states/);
     expect(await run.locator('.state').evaluateAll((n) => n.map((x) => x.getAttribute('data-state')))).toEqual(
       Object.keys(taskRunMachine.root.states),
     );
     expect(await during.locator('#run .state.current').evaluateAll((n) => n.map((x) => x.getAttribute('data-state')))).toEqual(['exposed']);
-    await chat.page.locator(`#task-detail[data-task-id="${taskId}"][data-state="completed"]`).waitFor({ timeout: 10_000 });
-    const after = chat.page.locator('#task-detail #run');
+    await fresh.page.locator(`#task-detail[data-task-id="${taskId}"][data-state="completed"]`).waitFor({ timeout: 20_000 });
+    const after = fresh.page.locator('#task-detail #run');
     expect(await after.locator('.state.current').evaluateAll((n) => n.map((x) => x.getAttribute('data-state')))).toEqual(['closed']);
     expect(await after.locator('#run-now').getAttribute('data-state')).toBe('closed');
+    for (const r of fresh.requests) expect(new URL(r.url).origin).toBe(server.url);
+    expect(fresh.consoleErrors).toEqual([]);
+    await fresh.page.context().close();
   });
 
   it('made no request outside its own origin and logged no error', () => {
