@@ -10,6 +10,7 @@
  * object graph is dozens for the garbage collector to mark.
  */
 import type { Task, TaskState } from '../a2a/schemas.js';
+import { PushConfigMap } from './push-config-map.js';
 import type { MessageKey, StoredPushConfig, TaskListQuery, TaskPage, TaskStore } from './types.js';
 
 interface StoredTask {
@@ -30,7 +31,7 @@ export class MapTaskStore implements TaskStore {
   private readonly ids: string[] = [];
   /** Idempotency records: `messageKeyOf(scope, messageId)` -> the task the message produced. */
   private readonly messages = new Map<string, string>();
-  private readonly pushConfigs = new Map<string, StoredPushConfig[]>();
+  private readonly pushConfigs = new PushConfigMap();
 
   async getTask(id: string, owner?: string): Promise<Task | undefined> {
     const stored = this.tasks.get(id);
@@ -90,23 +91,15 @@ export class MapTaskStore implements TaskStore {
   }
 
   async savePushConfig(taskId: string, config: StoredPushConfig): Promise<void> {
-    const list = this.pushConfigs.get(taskId) ?? [];
-    const at = list.findIndex((c) => c.id === config.id);
-    if (at >= 0) list[at] = { ...config };
-    else list.push({ ...config });
-    this.pushConfigs.set(taskId, list);
+    this.pushConfigs.save(taskId, config);
   }
 
   async listPushConfigs(taskId: string): Promise<StoredPushConfig[]> {
-    return (this.pushConfigs.get(taskId) ?? []).map((c) => ({ ...c }));
+    return this.pushConfigs.list(taskId);
   }
 
   async deletePushConfig(taskId: string, configId: string): Promise<boolean> {
-    const list = this.pushConfigs.get(taskId);
-    const at = list?.findIndex((c) => c.id === configId) ?? -1;
-    if (!list || at < 0) return false;
-    list.splice(at, 1);
-    return true;
+    return this.pushConfigs.delete(taskId, configId);
   }
 
   async close(): Promise<void> {}

@@ -15,6 +15,7 @@ import { TaskPacker } from './task-packer.js';
 import { packTask, unpackTask } from './task-text.js';
 import { StringIndex } from './string-index.js';
 import { TextArena } from './text-arena.js';
+import { PushConfigMap } from './push-config-map.js';
 import type { MessageKey, StoredPushConfig, TaskListQuery, TaskPage, TaskStore } from './types.js';
 
 const stateCode = new Map<TaskState, number>(TASK_STATES.map((s, i) => [s, i]));
@@ -55,7 +56,7 @@ export class MemoryTaskStore implements TaskStore {
    * look-up or write, and none is held per task.
    */
   private readonly messages = new Map<string, string | string[]>();
-  private readonly pushConfigs = new Map<string, StoredPushConfig[]>();
+  private readonly pushConfigs = new PushConfigMap();
 
   async getTask(id: string, owner?: string): Promise<Task | undefined> {
     const slot = this.slots.get(id);
@@ -202,23 +203,15 @@ export class MemoryTaskStore implements TaskStore {
   }
 
   async savePushConfig(taskId: string, config: StoredPushConfig): Promise<void> {
-    const list = this.pushConfigs.get(taskId) ?? [];
-    const at = list.findIndex((c) => c.id === config.id);
-    if (at >= 0) list[at] = { ...config };
-    else list.push({ ...config });
-    this.pushConfigs.set(taskId, list);
+    this.pushConfigs.save(taskId, config);
   }
 
   async listPushConfigs(taskId: string): Promise<StoredPushConfig[]> {
-    return (this.pushConfigs.get(taskId) ?? []).map((c) => ({ ...c }));
+    return this.pushConfigs.list(taskId);
   }
 
   async deletePushConfig(taskId: string, configId: string): Promise<boolean> {
-    const list = this.pushConfigs.get(taskId);
-    const at = list?.findIndex((c) => c.id === configId) ?? -1;
-    if (!list || at < 0) return false;
-    list.splice(at, 1);
-    return true;
+    return this.pushConfigs.delete(taskId, configId);
   }
 
   async close(): Promise<void> {}
