@@ -85,6 +85,7 @@ const STATUS_TEXT: Record<number, string> = {
   413: '413 Payload Too Large',
   415: '415 Unsupported Media Type',
   422: '422 Unprocessable Entity',
+  429: '429 Too Many Requests',
   500: '500 Internal Server Error',
   501: '501 Not Implemented',
   503: '503 Service Unavailable',

@@ -26,6 +26,8 @@ const STATUS: Readonly<Record<ErrorName, { rest: number; rpc?: number }>> = {
   pushConfigNotFound: { rest: 404 },
   pushConfigLimit: { rest: 400 },
   jsonTooDeep: { rest: 400 },
+  contentTooLarge: { rest: 413 },
+  tooManyRequests: { rest: 429, rpc: 429 },
   taskNotCancelable: { rest: 409 },
   pushNotSupported: { rest: 501 },
   streamingNotSupported: { rest: 400 },

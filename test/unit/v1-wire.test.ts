@@ -339,6 +339,8 @@ describe('errors', () => {
     pushConfigNotFound: ['TASK_NOT_FOUND', 404, 'NOT_FOUND'],
     pushConfigLimit: ['INVALID_PARAMS', 400, 'RESOURCE_EXHAUSTED'],
     jsonTooDeep: ['INVALID_PARAMS', 400, 'INVALID_ARGUMENT'],
+    contentTooLarge: ['INVALID_PARAMS', 413, 'RESOURCE_EXHAUSTED'],
+    tooManyRequests: ['RESOURCE_EXHAUSTED', 429, 'RESOURCE_EXHAUSTED'],
     taskNotCancelable: ['TASK_NOT_CANCELABLE', 400, 'FAILED_PRECONDITION'],
     pushNotSupported: ['PUSH_NOTIFICATION_NOT_SUPPORTED', 400, 'FAILED_PRECONDITION'],
     streamingNotSupported: ['UNSUPPORTED_OPERATION', 400, 'FAILED_PRECONDITION'],

@@ -48,6 +48,8 @@ const STATUS: Readonly<Record<ErrorName, readonly [number, GrpcStatus]>> = {
   pushConfigNotFound: [404, 'NOT_FOUND'],
   pushConfigLimit: [400, 'RESOURCE_EXHAUSTED'],
   jsonTooDeep: [400, 'INVALID_ARGUMENT'],
+  contentTooLarge: [413, 'RESOURCE_EXHAUSTED'],
+  tooManyRequests: [429, 'RESOURCE_EXHAUSTED'],
   taskNotCancelable: [400, 'FAILED_PRECONDITION'],
   pushNotSupported: [400, 'FAILED_PRECONDITION'],
   streamingNotSupported: [400, 'FAILED_PRECONDITION'],
