@@ -4,16 +4,13 @@
  * token is refused (undefined, a 401), never thrown and never hung; only a key server that
  * cannot be reached while nothing was ever fetched is a 503, and no error carries the token.
  */
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { exportJWK, exportPKCS8, exportSPKI, generateKeyPair, SignJWT, type JWK, type JWTPayload } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isA2AError } from '../../src/a2a/errors.js';
 import { jwtAuth, type JwtAuthOptions } from '../../src/auth/jwt.js';
 import type { AuthMethod, IncomingRequest, Principal } from '../../src/auth/types.js';
 import { restStatus } from '../../src/protocol/error-status.js';
-
-type KeyPair = Awaited<ReturnType<typeof generateKeyPair>>;
+import { publicJwk, startJwksServer, type JwksMode, type JwksServer, type KeyPair } from '../support/jwks.js';
 
 const ISSUER = 'https://issuer.example';
 const AUDIENCE = 'https://agent.example';
@@ -61,59 +58,13 @@ function sign(key: KeyPair, header: { alg: string; kid?: string }, claims: JWTPa
   return new SignJWT(payload).setProtectedHeader(header).sign(key.privateKey);
 }
 
-const publicJwk = async (key: KeyPair, kid: string, alg: string): Promise<JWK> => ({
-  ...(await exportJWK(key.publicKey)),
-  kid,
-  alg,
-  use: 'sig',
-});
-
-type Mode = 'ok' | 'error' | 'notJson' | 'notJwks' | 'silent';
-
-interface JwksServer {
-  url: string;
-  /** The key set served (changed in place by tests). */
-  keys: JWK[];
-  mode: Mode;
-  hits: () => number;
-  close: () => Promise<void>;
-}
-
 const servers: JwksServer[] = [];
 
 /** A key server on 127.0.0.1 that counts the requests it gets and answers as `mode` says. */
-async function jwksServer(keys: JWK[] = [], mode: Mode = 'ok'): Promise<JwksServer> {
-  let hits = 0;
-  const server = createServer((_req, res) => {
-    hits++;
-    switch (state.mode) {
-      case 'ok':
-        return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: state.keys }));
-      case 'error':
-        return res.writeHead(500, { 'content-type': 'text/plain' }).end('down for maintenance');
-      case 'notJson':
-        return res.writeHead(200, { 'content-type': 'application/json' }).end('{"keys": [');
-      case 'notJwks':
-        return res.writeHead(200, { 'content-type': 'application/json' }).end('{"hello": "world"}');
-      case 'silent':
-        return; // never answers
-    }
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  const state: JwksServer = {
-    url: `http://127.0.0.1:${port}/.well-known/jwks.json`,
-    keys,
-    mode,
-    hits: () => hits,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
-  servers.push(state);
-  return state;
+async function jwksServer(keys: JWK[] = [], mode: JwksMode = 'ok'): Promise<JwksServer> {
+  const server = await startJwksServer(keys, mode);
+  servers.push(server);
+  return server;
 }
 
 let rsa: KeyPair;
@@ -327,7 +278,7 @@ describe('a key server that fails', () => {
     expect(jwks.hits()).toBe(1); // the two requests shared one fetch
   });
 
-  it.each<[string, Mode]>([
+  it.each<[string, JwksMode]>([
     ['answering 500', 'error'],
     ['answering something that is not JSON', 'notJson'],
     ['answering JSON that is not a key set', 'notJwks'],
