@@ -3,26 +3,17 @@
  * issuer's JWKS URL or one key given in the options.
  *
  * Every bad token, whatever is wrong with it, is "no credentials" (undefined: a 401). The one
- * failure that is not the caller's is a key server that cannot be reached while no key set was
- * ever fetched: that is an A2A `unavailable` error (503). Once keys are in hand, an outage of the
- * key server only costs the tokens they cannot verify. Tokens never appear in an error or a log.
+ * failure that is not the caller's is a key server that fails (unreachable, too slow, too large,
+ * no key set) while no key set was ever fetched: that is an A2A `unavailable` error (503). Once
+ * keys are in hand, an outage of the key server only costs the tokens they cannot verify, and no
+ * caller waits for a refresh (see jwks-cache.ts). Tokens never appear in an error or a log.
  */
 import { createPublicKey, createSecretKey, KeyObject } from 'node:crypto';
-import {
-  createLocalJWKSet,
-  createRemoteJWKSet,
-  errors,
-  jwtVerify,
-  type CryptoKey,
-  type JSONWebKeySet,
-  type JWK,
-  type JWTPayload,
-  type JWTVerifyGetKey,
-  type JWTVerifyOptions,
-} from 'jose';
+import { jwtVerify, type CryptoKey, type JWK, type JWTPayload, type JWTVerifyGetKey, type JWTVerifyOptions } from 'jose';
 import { a2aError } from '../a2a/errors.js';
 import { quoted } from './bearer.js';
 import { bearerToken } from './credentials.js';
+import { keySetCache, KeySetUnavailable } from './jwks-cache.js';
 import type { AuthMethod, OAuthFlows, Principal, SecurityScheme } from './types.js';
 
 /**
@@ -60,14 +51,24 @@ export interface JwtAuthOptions {
   description?: string;
   /** `realm` of the `WWW-Authenticate` challenge (default `a2a`). */
   realm?: string;
-  /** How long one JWKS fetch may take, in ms (default 5000). */
+  /** How long one JWKS fetch may take, body included, in ms (default 5000). */
   jwksTimeoutMs?: number;
   /**
-   * How soon after a fetch an unknown `kid` may fetch the JWKS again, in ms (default 30000). Also
-   * how long the cached keys are used alone after a refetch failed, before the key server is tried again.
+   * The most bytes of JWKS body read (default 1 MiB): a larger answer is cut off and counts as a
+   * failed fetch. Real key sets are a few KB; the cap keeps a broken or hostile key server from
+   * filling memory.
+   */
+  jwksMaxBytes?: number;
+  /**
+   * How soon after a fetch attempt ended an unknown `kid` may fetch the JWKS again, in ms (default
+   * 30000). Also how long after a failed refresh the cached keys serve alone before the key server
+   * is tried again.
    */
   jwksCooldownMs?: number;
-  /** How old the fetched key set may grow before a request fetches it again, in ms (default 600000). */
+  /**
+   * How old the fetched key set may grow before a request refreshes it, in ms (default 600000).
+   * The request that finds it stale is still answered from it; the refresh runs beside it.
+   */
   jwksMaxAgeMs?: number;
 }
 
@@ -75,12 +76,10 @@ export interface JwtAuthOptions {
 const DEFAULT_ALGORITHMS: readonly string[] = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
 const SYMMETRIC_ALGORITHMS: ReadonlySet<string> = new Set(['HS256', 'HS384', 'HS512']);
 
-const UNREACHABLE = 'the key server (JWKS) for bearer tokens cannot be reached';
+/** Followed by why, e.g. "it did not answer within jwksTimeoutMs (5000 ms)". */
+const KEY_SERVER_FAILED = 'the key server (JWKS) for bearer tokens failed';
 
 const DEFAULT_SCHEME_NAME: Readonly<Record<JwtCardScheme['type'], string>> = { bearer: 'bearer', openIdConnect: 'oidc', oauth2: 'oauth2' };
-
-/** Thrown by the key lookup when the key server failed and no key set was ever fetched. */
-class KeyServerUnreachable extends Error {}
 
 const defaultPrincipal = (payload: JWTPayload): Principal | undefined =>
   typeof payload.sub === 'string' && payload.sub.length > 0 ? { id: payload.sub, claims: payload } : undefined;
@@ -195,50 +194,6 @@ function acceptedAlgorithms(listed: string[] | undefined, symmetric: boolean, ke
   return algorithms;
 }
 
-/**
- * Whether a failure of jose's remote key set came from fetching it: a refused connection or a
- * network error (fetch's own errors, not JOSE ones), the timeout (`JWKSTimeout`), an answer
- * other than 200 or not JSON (a plain `JOSEError`, code `ERR_JOSE_GENERIC`), or JSON that is no
- * key set (`JWKSInvalid`). An unknown `kid` (`JWKSNoMatchingKey`), several candidates
- * (`JWKSMultipleMatchingKeys`) or an algorithm a key set cannot serve (`JOSENotSupported`) are
- * the token's fault.
- */
-const isFetchFailure = (err: unknown): boolean =>
-  !(err instanceof errors.JOSEError) ||
-  err instanceof errors.JWKSTimeout ||
-  err instanceof errors.JWKSInvalid ||
-  err.code === 'ERR_JOSE_GENERIC';
-
-/**
- * The key lookup for a JWKS URL. jose fetches the set on first use, again when it is older than
- * the max age, and for an unknown `kid` at most once per cooldown; concurrent lookups share one
- * fetch. When a fetch fails and nothing was ever fetched, the lookup throws KeyServerUnreachable.
- * When keys were fetched before, the last fetched set serves alone for a cooldown (so an outage
- * costs one fetch attempt per cooldown, not one per request), then the key server is tried again.
- */
-function remoteKeys(url: URL, timeoutMs: number, cooldownMs: number, maxAgeMs: number): JWTVerifyGetKey {
-  const remote = createRemoteJWKSet(url, { timeoutDuration: timeoutMs, cooldownDuration: cooldownMs, cacheMaxAge: maxAgeMs });
-  let fallback: { lookup: JWTVerifyGetKey; until: number } | undefined;
-  return async (header, token) => {
-    if (fallback !== undefined && Date.now() < fallback.until) return fallback.lookup(header, token);
-    try {
-      const key = await remote(header, token);
-      fallback = undefined;
-      return key;
-    } catch (err) {
-      // Nothing was ever fetched, so this can only be the fetch failing (whatever its class).
-      const cached: JSONWebKeySet | undefined = remote.jwks();
-      if (cached === undefined) throw new KeyServerUnreachable();
-      if (!isFetchFailure(err)) {
-        fallback = undefined;
-        throw err;
-      }
-      fallback = { lookup: createLocalJWKSet(cached), until: Date.now() + cooldownMs };
-      return fallback.lookup(header, token);
-    }
-  };
-}
-
 export function jwtAuth(options: JwtAuthOptions): AuthMethod {
   if (typeof options !== 'object' || options === null) throw invalid('options are required');
   if ((options.jwksUrl === undefined) === (options.key === undefined))
@@ -266,13 +221,16 @@ export function jwtAuth(options: JwtAuthOptions): AuthMethod {
     if (url.username || url.password) throw invalid('jwksUrl must not carry credentials');
     algorithms = acceptedAlgorithms(options.algorithms, false, undefined);
     const timeoutMs = duration(options.jwksTimeoutMs, 5000, 'jwksTimeoutMs', true);
-    if (timeoutMs === 0) throw invalid('jwksTimeoutMs must be positive');
-    verifyWith = remoteKeys(
-      url,
+    // AbortSignal.timeout takes no more than a 32-bit delay.
+    if (timeoutMs === 0 || timeoutMs > 0xffff_ffff) throw invalid('jwksTimeoutMs must be positive and at most 4294967295');
+    const maxBytes = duration(options.jwksMaxBytes, 1024 * 1024, 'jwksMaxBytes', true);
+    if (maxBytes === 0) throw invalid('jwksMaxBytes must be positive');
+    verifyWith = keySetCache(url, {
       timeoutMs,
-      duration(options.jwksCooldownMs, 30_000, 'jwksCooldownMs'),
-      duration(options.jwksMaxAgeMs, 600_000, 'jwksMaxAgeMs'),
-    );
+      maxBytes,
+      cooldownMs: duration(options.jwksCooldownMs, 30_000, 'jwksCooldownMs'),
+      maxAgeMs: duration(options.jwksMaxAgeMs, 600_000, 'jwksMaxAgeMs'),
+    });
   } else {
     const local = localKey(options.key!);
     algorithms = acceptedAlgorithms(options.algorithms, local.symmetric, local.alg);
@@ -295,7 +253,7 @@ export function jwtAuth(options: JwtAuthOptions): AuthMethod {
       ({ payload } = await verify(token));
     } catch (err) {
       // jose's errors never quote the token, but none of them is passed on anyway.
-      if (err instanceof KeyServerUnreachable) throw a2aError('unavailable', UNREACHABLE);
+      if (err instanceof KeySetUnavailable) throw a2aError('unavailable', `${KEY_SERVER_FAILED}: ${err.message}`);
       return undefined;
     }
     return principalOf(payload);

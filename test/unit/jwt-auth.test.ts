@@ -4,22 +4,24 @@
  * token is refused (undefined, a 401), never thrown and never hung; only a key server that
  * cannot be reached while nothing was ever fetched is a 503, and no error carries the token.
  */
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { exportJWK, exportPKCS8, exportSPKI, generateKeyPair, SignJWT, type JWK, type JWTPayload } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isA2AError } from '../../src/a2a/errors.js';
 import { jwtAuth, type JwtAuthOptions } from '../../src/auth/jwt.js';
 import type { AuthMethod, IncomingRequest, Principal } from '../../src/auth/types.js';
 import { restStatus } from '../../src/protocol/error-status.js';
-
-type KeyPair = Awaited<ReturnType<typeof generateKeyPair>>;
+import { publicJwk, startJwksServer, type JwksMode, type JwksServer, type KeyPair } from '../support/jwks.js';
 
 const ISSUER = 'https://issuer.example';
 const AUDIENCE = 'https://agent.example';
 
 const now = () => Math.floor(Date.now() / 1000);
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Waits (up to 2 s) for `check` to hold, as for a refresh that runs in the background. */
+async function eventually(check: () => boolean): Promise<void> {
+  for (const until = Date.now() + 2000; !check(); await sleep(10)) if (Date.now() > until) throw new Error('never happened');
+}
 const b64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
 const requestWith = (authorization?: string): IncomingRequest => ({
@@ -61,59 +63,13 @@ function sign(key: KeyPair, header: { alg: string; kid?: string }, claims: JWTPa
   return new SignJWT(payload).setProtectedHeader(header).sign(key.privateKey);
 }
 
-const publicJwk = async (key: KeyPair, kid: string, alg: string): Promise<JWK> => ({
-  ...(await exportJWK(key.publicKey)),
-  kid,
-  alg,
-  use: 'sig',
-});
-
-type Mode = 'ok' | 'error' | 'notJson' | 'notJwks' | 'silent';
-
-interface JwksServer {
-  url: string;
-  /** The key set served (changed in place by tests). */
-  keys: JWK[];
-  mode: Mode;
-  hits: () => number;
-  close: () => Promise<void>;
-}
-
 const servers: JwksServer[] = [];
 
 /** A key server on 127.0.0.1 that counts the requests it gets and answers as `mode` says. */
-async function jwksServer(keys: JWK[] = [], mode: Mode = 'ok'): Promise<JwksServer> {
-  let hits = 0;
-  const server = createServer((_req, res) => {
-    hits++;
-    switch (state.mode) {
-      case 'ok':
-        return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: state.keys }));
-      case 'error':
-        return res.writeHead(500, { 'content-type': 'text/plain' }).end('down for maintenance');
-      case 'notJson':
-        return res.writeHead(200, { 'content-type': 'application/json' }).end('{"keys": [');
-      case 'notJwks':
-        return res.writeHead(200, { 'content-type': 'application/json' }).end('{"hello": "world"}');
-      case 'silent':
-        return; // never answers
-    }
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  const state: JwksServer = {
-    url: `http://127.0.0.1:${port}/.well-known/jwks.json`,
-    keys,
-    mode,
-    hits: () => hits,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
-  servers.push(state);
-  return state;
+async function jwksServer(keys: JWK[] = [], mode: JwksMode = 'ok'): Promise<JwksServer> {
+  const server = await startJwksServer(keys, mode);
+  servers.push(server);
+  return server;
 }
 
 let rsa: KeyPair;
@@ -295,6 +251,10 @@ describe('key rotation', () => {
     jwks.keys.length = 0;
     jwks.keys.push(await publicJwk(ec, 'ec-1', 'ES256'));
     await sleep(250);
+    // The request that finds the keys stale is answered from them; the refresh runs beside it.
+    expect((await presenting(auth, token))?.id).toBe('alice');
+    await eventually(() => jwks.hits() === 2);
+    await sleep(50);
     expect(await presenting(auth, token)).toBeUndefined();
     expect(jwks.hits()).toBe(2);
   });
@@ -327,7 +287,7 @@ describe('a key server that fails', () => {
     expect(jwks.hits()).toBe(1); // the two requests shared one fetch
   });
 
-  it.each<[string, Mode]>([
+  it.each<[string, JwksMode]>([
     ['answering 500', 'error'],
     ['answering something that is not JSON', 'notJson'],
     ['answering JSON that is not a key set', 'notJwks'],
@@ -369,9 +329,10 @@ describe('a key server that fails', () => {
     expect(jwks.hits()).toBe(1);
 
     jwks.mode = 'error';
-    await sleep(150); // the key set is now stale: the next token tries to refresh it
+    await sleep(150); // the key set is now stale: the next token is answered from it and refreshes it beside
     expect((await presenting(auth, good))?.id).toBe('alice');
-    expect(jwks.hits()).toBe(2);
+    await eventually(() => jwks.hits() === 2);
+    await sleep(50); // the failed refresh has ended: the cooldown runs from here
     for (let i = 0; i < 5; i++) expect((await presenting(auth, good))?.id).toBe('alice');
     expect(await presenting(auth, await sign(impostor, { alg: 'RS256', kid: 'unknown' }))).toBeUndefined();
     expect(jwks.hits()).toBe(2); // within the cooldown the cached keys serve alone
@@ -383,6 +344,72 @@ describe('a key server that fails', () => {
     await sleep(350);
     expect((await presenting(auth, await sign(next, { alg: 'ES256', kid: 'ec-2' })))?.id).toBe('alice');
     expect(jwks.hits()).toBe(3);
+  });
+});
+
+describe('one fetch at a time, bounded in time and size', () => {
+  const token = () => sign(rsa, { alg: 'RS256', kid: 'rsa-1' });
+
+  it('a slow refresh of stale keys delays nobody; an unknown kid meanwhile waits for that refresh, not another', async () => {
+    const jwks = await jwksServer([await publicJwk(rsa, 'rsa-1', 'RS256')]);
+    const auth = jwtAuth({ jwksUrl: jwks.url, jwksMaxAgeMs: 100, jwksCooldownMs: 50 });
+    const good = await token();
+    expect((await presenting(auth, good))?.id).toBe('alice');
+    const next = await generateKeyPair('ES256');
+    const nextToken = await sign(next, { alg: 'ES256', kid: 'ec-2' });
+    jwks.keys.push(await publicJwk(next, 'ec-2', 'ES256'));
+    jwks.delayMs = 600;
+    await sleep(150);
+
+    let started = Date.now();
+    const answers = await Promise.all(Array.from({ length: 5 }, () => presenting(auth, good)));
+    expect(answers.map((p) => p?.id)).toEqual(Array(5).fill('alice'));
+    expect(Date.now() - started).toBeLessThan(300);
+    await eventually(() => jwks.hits() === 2);
+
+    started = Date.now();
+    expect((await presenting(auth, nextToken))?.id).toBe('alice');
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(jwks.hits()).toBe(2);
+  });
+
+  it.each<[string, JwksMode]>([
+    ['declared in Content-Length', 'hugeWithLength'],
+    ['streamed without a length', 'huge'],
+  ])('a key set over jwksMaxBytes (%s) is a 503 naming the limit', async (_case, mode) => {
+    const jwks = await jwksServer([await publicJwk(rsa, 'rsa-1', 'RS256')], mode);
+    jwks.hugeBytes = 2 * 1024 * 1024;
+    const auth = jwtAuth({ jwksUrl: jwks.url, jwksMaxBytes: 16 * 1024 });
+    const jwt = await token();
+    const err = await failureOf(auth, jwt);
+    expectKeyServerUnavailable(err, jwt);
+    expect((err as Error).message).toMatch(/larger than jwksMaxBytes \(16384 bytes\)/);
+    // A key set under the cap is used as it is.
+    jwks.mode = 'ok';
+    expect((await presenting(auth, jwt))?.id).toBe('alice');
+  });
+
+  it('a key set past jwksMaxBytes on refresh keeps the keys in hand', async () => {
+    const jwks = await jwksServer([await publicJwk(rsa, 'rsa-1', 'RS256')]);
+    const auth = jwtAuth({ jwksUrl: jwks.url, jwksMaxBytes: 16 * 1024, jwksCooldownMs: 50 });
+    const good = await token();
+    expect((await presenting(auth, good))?.id).toBe('alice');
+    jwks.mode = 'huge';
+    await sleep(60);
+    expect(await presenting(auth, await sign(impostor, { alg: 'RS256', kid: 'new' }))).toBeUndefined();
+    expect(jwks.hits()).toBe(2);
+    expect((await presenting(auth, good))?.id).toBe('alice');
+  });
+
+  it('a key server trickling its answer is cut off at jwksTimeoutMs, body included', async () => {
+    const jwks = await jwksServer([], 'trickle');
+    const auth = jwtAuth({ jwksUrl: jwks.url, jwksTimeoutMs: 400 });
+    const jwt = await token();
+    const started = Date.now();
+    const err = await failureOf(auth, jwt);
+    expectKeyServerUnavailable(err, jwt);
+    expect((err as Error).message).toMatch(/within jwksTimeoutMs \(400 ms\)/);
+    expect(Date.now() - started).toBeLessThan(1500);
   });
 });
 
@@ -479,6 +506,9 @@ describe('options and the card', () => {
     ['an empty algorithm list', () => ({ ...base(), algorithms: [] }), /non-empty/],
     ['a negative clock tolerance', () => ({ ...base(), clockTolerance: -1 }), /clockTolerance/],
     ['a fractional JWKS timeout', () => ({ ...base(), jwksTimeoutMs: 1.5 }), /jwksTimeoutMs/],
+    ['a JWKS timeout past 32 bits', () => ({ ...base(), jwksTimeoutMs: 2 ** 32 }), /jwksTimeoutMs/],
+    ['a zero JWKS byte cap', () => ({ ...base(), jwksMaxBytes: 0 }), /jwksMaxBytes/],
+    ['a fractional JWKS byte cap', () => ({ ...base(), jwksMaxBytes: 1.5 }), /jwksMaxBytes/],
     ['an empty audience', () => ({ ...base(), audience: [] }), /audience/],
     ['an oidc card without its URL', () => ({ ...base(), card: { type: 'openIdConnect', openIdConnectUrl: '' } }), /openIdConnectUrl/],
   ])('refuses %s at construction with a TypeError', (_case, options, message) => {
