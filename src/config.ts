@@ -81,6 +81,14 @@ export const SettingsSchema = z.object({
     .int()
     .min(1024)
     .default(1024 * 1024),
+  /**
+   * Concurrent streams (message:stream, subscribe) one caller may hold: each pins a socket, a
+   * subscription and buffers, so one caller could otherwise take the memory every caller needs.
+   * A caller is the authenticated principal; without auth, every request is the one caller.
+   */
+  maxStreamsPerCaller: z.coerce.number().int().min(1).default(100),
+  /** Tasks one caller may have in memory at once (running, or working in the background). */
+  maxLiveTasksPerCaller: z.coerce.number().int().min(1).default(1000),
   pushMaxRetries: z.coerce.number().int().min(1).default(3),
   pushRetryDelay: num.min(0).default(1),
   pushTimeout: num.positive().default(10),

@@ -157,9 +157,10 @@ export function createJsonRpcHandler(ops: Operations, logger: Logger, admission:
       feed = await stream[1](params, ctx);
     } catch (err) {
       const a2a = toA2AError(err, logger, method);
-      // Capability refusals are plain JSON (clients read a JSON body for them); every
-      // other error of a streaming method is one SSE error event (wire reference §2.3).
-      return a2a.entry === ERRORS.streamingNotSupported ? rpcError(id, a2a) : streamError(id, a2a);
+      // Capability and quota refusals are plain JSON (clients read a JSON body for them, and a
+      // 429 and its Retry-After need the status line); every other error of a streaming method
+      // is one SSE error event (wire reference §2.3).
+      return a2a.entry === ERRORS.streamingNotSupported || a2a.entry === ERRORS.tooManyRequests ? rpcError(id, a2a) : streamError(id, a2a);
     }
     // The envelope's head once per stream; an event the log already serialized is spliced in.
     const head = `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`;
