@@ -89,6 +89,11 @@ export const SettingsSchema = z.object({
   maxStreamsPerCaller: z.coerce.number().int().min(1).default(100),
   /** Tasks one caller may have in memory at once (running, or working in the background). */
   maxLiveTasksPerCaller: z.coerce.number().int().min(1).default(1000),
+  /**
+   * Characters of a JSON-RPC string `id`: the id is echoed in every answer and in every event
+   * of a stream, so a long one multiplies what the server writes.
+   */
+  maxRpcIdLength: z.coerce.number().int().min(1).default(256),
   pushMaxRetries: z.coerce.number().int().min(1).default(3),
   pushRetryDelay: num.min(0).default(1),
   pushTimeout: num.positive().default(10),

@@ -23,7 +23,8 @@ export interface ProtocolStage {
 
 /** The router and its wrapping, kept together: the front end gets exactly this. */
 function routeOf(ops: Operations, settings: Settings, logger: Logger, metrics: ServerMetrics | undefined, gate: AuthGate | undefined) {
-  const router = createRouter(ops, logger, { maxJsonDepth: settings.maxJsonDepth, restDialect: settings.restDialect }, gate);
+  const limits = { maxJsonDepth: settings.maxJsonDepth, restDialect: settings.restDialect, maxRpcIdLength: settings.maxRpcIdLength };
+  const router = createRouter(ops, logger, limits, gate);
   return observeRoutes(router, logger, metrics);
 }
 

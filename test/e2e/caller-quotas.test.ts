@@ -216,3 +216,50 @@ describe('live tasks per caller', () => {
     expect(later.result.status.state).toBe('completed');
   });
 });
+
+describe('JSON-RPC ids', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer();
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  const post = async (body: unknown, headers: Record<string, string> = {}) => {
+    const res = await fetch(`${server.url}/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
+    const text = await res.text();
+    return { status: res.status, contentType: res.headers.get('content-type') ?? '', text, json: JSON.parse(text) as Json };
+  };
+
+  it.each([
+    { version: 'v0.3', headers: {}, send: 'message/send', stream: 'tasks/resubscribe', message: () => userMessage('echo') },
+    { version: 'v1.0', headers: V1_HEADERS, send: 'SendMessage', stream: 'SubscribeToTask', message: () => v1UserMessage('echo') },
+  ])('$version: an id longer than 256 characters is an invalid request answered with id null, never echoed', async (v) => {
+    const long = 'i'.repeat(257);
+    for (const body of [rpcBody(v.send, { message: v.message() }, long), rpcBody(v.stream, { id: 'any' }, long)]) {
+      const answer = await post(body, v.headers);
+      expect(answer.contentType).toMatch(/json/);
+      expect(answer.json.id).toBeNull();
+      expect(answer.json.error.code).toBe(-32600);
+      expect(answer.json.error.message).toContain('SERVICE_MAX_RPC_ID_LENGTH');
+      expect(answer.text).not.toContain(long);
+    }
+    // At the limit, the id is echoed as ever.
+    const fits = 'i'.repeat(256);
+    const ok = await post(rpcBody(v.send, { message: v.message() }, fits), v.headers);
+    expect(ok.json.id).toBe(fits);
+    expect(ok.json.error).toBeUndefined();
+  });
+
+  it('a parse-level refusal does not echo a long id either', async () => {
+    const long = 'j'.repeat(5000);
+    const answer = await post({ jsonrpc: '1.0', id: long, method: 'message/send', params: {} });
+    expect(answer.json.id).toBeNull();
+    expect(answer.text.length).toBeLessThan(1000);
+  });
+});
