@@ -94,6 +94,21 @@ export const SettingsSchema = z.object({
    * of a stream, so a long one multiplies what the server writes.
    */
   maxRpcIdLength: z.coerce.number().int().min(1).default(256),
+  /**
+   * JSON characters of the events one task keeps for `Last-Event-ID` replay, besides their count
+   * (`eventReplay`); past it the oldest go, and a resume from before them gets the task as it stands.
+   */
+  eventReplayMaxBytes: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(1024 * 1024),
+  /** JSON characters of the events kept for replay of every ended or paused turn together; past it the oldest turns' go first. */
+  eventRetainedMaxBytes: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(128 * 1024 * 1024),
   pushMaxRetries: z.coerce.number().int().min(1).default(3),
   pushRetryDelay: num.min(0).default(1),
   pushTimeout: num.positive().default(10),

@@ -263,3 +263,30 @@ describe('JSON-RPC ids', () => {
     expect(answer.text.length).toBeLessThan(1000);
   });
 });
+
+describe('events kept for replay', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer({ eventReplayMaxBytes: 4096 });
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('are bounded by bytes: a resume from before what was dropped gets the task as it stands, a recent one the events', async () => {
+    const stream = await streamMessage(server.url, 'rest', { message: userMessage('stream 120') });
+    const items = await stream.items;
+    const lastId = items.at(-1)?.id as number;
+    expect(lastId).toBeGreaterThan(100);
+    const taskId = (items[0]?.data as Json).id as string;
+
+    // Event 2 on is far more than 4096 bytes of JSON: the log no longer holds it.
+    const old = await (await subscribe(server.url, 'rest', taskId, { lastEventId: 1, httpMethod: 'GET' })).items;
+    expect(old[0]?.data.kind).toBe('task');
+    expect(old[0]?.data.status.state).toBe('completed');
+    expect(rebuildArtifacts(old)).toEqual(rebuildArtifacts(items));
+
+    const recent = await (await subscribe(server.url, 'rest', taskId, { lastEventId: lastId - 3, httpMethod: 'GET' })).items;
+    expect(recent.map((i) => i.id)).toEqual([lastId - 2, lastId - 1, lastId]);
+  });
+});

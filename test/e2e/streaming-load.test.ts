@@ -245,6 +245,8 @@ describe('a reader slower than its events', () => {
       sseMaxBufferedBytes: CAP,
       sseHeartbeat: 0.05,
       eventReplay: 400,
+      // The resumes below replay up to 9.6 MB of events.
+      eventReplayMaxBytes: 16 * 1024 * 1024,
       eventRetention: 30,
     });
   });
