@@ -81,6 +81,34 @@ export const SettingsSchema = z.object({
     .int()
     .min(1024)
     .default(1024 * 1024),
+  /**
+   * Concurrent streams (message:stream, subscribe) one caller may hold: each pins a socket, a
+   * subscription and buffers, so one caller could otherwise take the memory every caller needs.
+   * A caller is the authenticated principal; without auth, every request is the one caller.
+   */
+  maxStreamsPerCaller: z.coerce.number().int().min(1).default(100),
+  /** Tasks one caller may have in memory at once (running, or working in the background). */
+  maxLiveTasksPerCaller: z.coerce.number().int().min(1).default(1000),
+  /**
+   * Characters of a JSON-RPC string `id`: the id is echoed in every answer and in every event
+   * of a stream, so a long one multiplies what the server writes.
+   */
+  maxRpcIdLength: z.coerce.number().int().min(1).default(256),
+  /**
+   * JSON characters of the events one task keeps for `Last-Event-ID` replay, besides their count
+   * (`eventReplay`); past it the oldest go, and a resume from before them gets the task as it stands.
+   */
+  eventReplayMaxBytes: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(1024 * 1024),
+  /** JSON characters of the events kept for replay of every ended or paused turn together; past it the oldest turns' go first. */
+  eventRetainedMaxBytes: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(128 * 1024 * 1024),
   pushMaxRetries: z.coerce.number().int().min(1).default(3),
   pushRetryDelay: num.min(0).default(1),
   pushTimeout: num.positive().default(10),

@@ -24,11 +24,15 @@ export async function openCoordinator(events: string, leaseTtlSeconds: number, l
 }
 
 export async function openEventLog(
-  settings: Pick<Settings, 'events' | 'eventReplay' | 'eventRetention'>,
+  settings: Pick<Settings, 'events' | 'eventReplay' | 'eventRetention'> &
+    Partial<Pick<Settings, 'eventReplayMaxBytes' | 'eventRetainedMaxBytes'>>,
   logger: Logger,
   metrics?: Metrics,
 ): Promise<TaskEventLog> {
-  const local = new MemoryEventLog(settings.eventReplay, settings.eventRetention * 1000);
+  const local = new MemoryEventLog(settings.eventReplay, settings.eventRetention * 1000, {
+    perTask: settings.eventReplayMaxBytes,
+    retained: settings.eventRetainedMaxBytes,
+  });
   if (settings.events === 'memory') return local;
   const { RedisEventLog } = await loadBackend(() => import('./redis-event-log.js'), 'ioredis', 'the Redis event log');
   return RedisEventLog.open({

@@ -2,7 +2,8 @@
  * The event log shared by replicas, on Redis Streams. The replica running a task keeps its
  * events in the local MemoryEventLog (its own subscribers are served from memory, at once) and
  * mirrors every event to the Stream `<prefix>:events:<task>` with the id `0-<seq>`, capped at
- * SERVICE_EVENT_REPLAY entries, plus a notification on `<prefix>:ev:<task>`. The events a tick
+ * SERVICE_EVENT_REPLAY entries and trimmed to what the local log keeps (which also bounds the
+ * events' JSON: SERVICE_EVENT_REPLAY_MAX_BYTES), plus a notification on `<prefix>:ev:<task>`. The events a tick
  * appends (a turn's working status and artifacts, its final event and the close after it) go
  * out together: one script call per task, one pipeline for every task, one round trip. Another replica
  * that must serve a subscribe or a `Last-Event-ID` resume first `prepare`s the task: it loads
@@ -33,14 +34,16 @@ export interface RedisEventLogOptions {
 const ORPHAN_EXPIRY_MS = 24 * 60 * 60 * 1000;
 
 /**
- * One task's batch: KEYS[1] the Stream; ARGV: cap, expiry (ms), channel, then id and JSON of
- * each event. Appends them in order, sets the expiry and, if any was appended, notifies
- * followers with the newest id (they read the Stream after what they have, whatever it says).
+ * One task's batch: KEYS[1] the Stream; ARGV: cap, expiry (ms), channel, the oldest id to keep
+ * (`0` for no such bound), then id and JSON of each event. Appends them in order, drops what is
+ * older than the oldest id to keep, sets the expiry and, if any was appended, notifies followers
+ * with the newest id (they read the Stream after what they have, whatever it says).
  */
 const APPEND_EVENTS = `
-for i = 4, #ARGV, 2 do redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], ARGV[i], 'e', ARGV[i + 1]) end
+for i = 5, #ARGV, 2 do redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], ARGV[i], 'e', ARGV[i + 1]) end
+if ARGV[4] ~= '0' then redis.call('XTRIM', KEYS[1], 'MINID', ARGV[4]) end
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
-if #ARGV >= 4 then redis.call('PUBLISH', ARGV[3], ARGV[#ARGV - 1]) end
+if #ARGV >= 5 then redis.call('PUBLISH', ARGV[3], ARGV[#ARGV - 1]) end
 return 1`;
 
 /** What a task's mirror still has to send at the end of this tick. */
@@ -49,10 +52,12 @@ interface Outbox {
   events: string[];
   /** The turn was closed: the Stream's expiry becomes the retention (or it goes, `discard`). */
   closed: 'retain' | 'discard' | undefined;
+  /** The oldest Stream id to keep, as of the last event (`0`: no bound). */
+  minId: string;
 }
 
 type BatchingRedis = Redis & {
-  appendEvents(stream: string, cap: number, expiryMs: number, channel: string, ...events: string[]): Promise<number>;
+  appendEvents(stream: string, cap: number, expiryMs: number, channel: string, minId: string, ...events: string[]): Promise<number>;
 };
 
 interface Mirror {
@@ -134,9 +139,26 @@ export class RedisEventLog implements TaskEventLog {
   }
 
   append(taskId: string, event: StreamEvent): number {
-    const seq = this.opts.local.append(taskId, event);
-    if (this.ownTurns.has(taskId)) this.outboxOf(taskId).events.push(`0-${seq}`, JSON.stringify(event));
+    if (!this.ownTurns.has(taskId)) return this.opts.local.append(taskId, event);
+    // Serialized once, for the Stream and the local log (which then counts its bytes).
+    const json = JSON.stringify(event);
+    const seq = this.opts.local.append(taskId, event, json);
+    const outbox = this.outboxOf(taskId);
+    outbox.events.push(`0-${seq}`, json);
+    // Read now: a turn that ends unwatched this tick drops its local log before the flush.
+    outbox.minId = this.minIdOf(taskId);
     return seq;
+  }
+
+  /**
+   * The oldest Stream id to keep: the oldest event the local log keeps (bounded by count and
+   * bytes), but never past the newest, which followers on other replicas have still to read.
+   */
+  private minIdOf(taskId: string): string {
+    const local = this.opts.local;
+    const last = local.lastSeq(taskId);
+    if (this.opts.capacity === 0 || last === 0) return '0';
+    return `0-${Math.min(local.firstSeq(taskId), last)}`;
   }
 
   close(taskId: string, opts: { discard?: boolean } = {}): void {
@@ -148,7 +170,7 @@ export class RedisEventLog implements TaskEventLog {
 
   private outboxOf(taskId: string): Outbox {
     let outbox = this.outboxes.get(taskId);
-    if (!outbox) this.outboxes.set(taskId, (outbox = { events: [], closed: undefined }));
+    if (!outbox) this.outboxes.set(taskId, (outbox = { events: [], closed: undefined, minId: '0' }));
     if (!this.flushScheduled) {
       this.flushScheduled = true;
       setImmediate(() => this.flush());
@@ -165,7 +187,7 @@ export class RedisEventLog implements TaskEventLog {
     this.flushScheduled = false;
     if (this.outboxes.size === 0) return;
     const pipeline = this.redis.pipeline() as ReturnType<Redis['pipeline']> & {
-      appendEvents(stream: string, cap: number, expiryMs: number, channel: string, ...events: string[]): unknown;
+      appendEvents(stream: string, cap: number, expiryMs: number, channel: string, minId: string, ...events: string[]): unknown;
     };
     let appended = 0;
     for (const [taskId, outbox] of this.outboxes) {
@@ -181,7 +203,7 @@ export class RedisEventLog implements TaskEventLog {
       if (outbox.events.length === 0 && !written) continue;
       if (!outbox.closed) this.written.add(taskId);
       const expiry = outbox.closed ? Math.max(1, this.opts.retentionMs) : ORPHAN_EXPIRY_MS;
-      pipeline.appendEvents(key, Math.max(1, this.opts.capacity), expiry, this.channel(taskId), ...outbox.events);
+      pipeline.appendEvents(key, Math.max(1, this.opts.capacity), expiry, this.channel(taskId), outbox.minId, ...outbox.events);
       appended += outbox.events.length / 2;
     }
     this.outboxes.clear();
@@ -276,17 +298,17 @@ export class RedisEventLog implements TaskEventLog {
       const seq = Number(id.slice(2));
       const raw = fields[1];
       if (!Number.isSafeInteger(seq) || raw === undefined || this.ownTurns.has(taskId)) continue;
-      this.adopt(taskId, seq, JSON.parse(raw) as StreamEvent);
+      this.adopt(taskId, seq, JSON.parse(raw) as StreamEvent, raw);
     }
   }
 
   /** Puts an event with its owner's number into the local log (a gap restarts the ring). */
-  private adopt(taskId: string, seq: number, event: StreamEvent): void {
+  private adopt(taskId: string, seq: number, event: StreamEvent, json: string): void {
     const local = this.opts.local;
     const last = local.lastSeq(taskId);
     if (seq <= last) return;
     if (seq !== last + 1) local.open(taskId, { afterSeq: seq - 1, watched: true });
-    local.append(taskId, event);
+    local.append(taskId, event, json);
   }
 
   private stopMirror(taskId: string, mirror: Mirror): void {

@@ -99,7 +99,7 @@ export class SseWriter implements FeedSink, CorkedWrites {
   /** The writable handler is registered with the first write uWS holds back (most streams have none). */
   private watchesWritable = false;
   private drainDeadline: NodeJS.Timeout | undefined;
-  /** The feed this stream runs, once it started (released by releaseFeed). */
+  /** The feed this stream runs (released by releaseFeed). */
   private feed: TaskFeed | undefined;
   /** A replay waiting for the client to take what it was sent. */
   private drainWaiter: (() => void) | undefined;
@@ -154,9 +154,11 @@ export class SseWriter implements FeedSink, CorkedWrites {
     this.taskId = feed.taskId;
     this.frame = frame;
     this.open(headers);
+    // Known before it starts: a start that throws still has its feed released (and with it the
+    // caller's stream slot).
+    this.feed = feed;
     try {
       feed.start(this);
-      this.feed = feed;
     } catch (err) {
       // The 200 is out already: the client sees a broken stream, and nothing stays registered.
       this.shared.logger.error('sse.feed_failed', { taskId: this.taskId, ...errorFields(err) });
@@ -164,9 +166,8 @@ export class SseWriter implements FeedSink, CorkedWrites {
       return;
     }
     // The stream may have ended while the feed started (a client gone, a replay past the cap):
-    // then it never joins the heartbeat.
-    if (this.phase !== 'streaming') feed.cancel();
-    else this.shared.heartbeat.add(this);
+    // its feed is released already, and it never joins the heartbeat.
+    if (this.phase === 'streaming') this.shared.heartbeat.add(this);
   }
 
   /** FeedSink: one event, framed; false once the client has not taken what was sent before. */

@@ -81,6 +81,14 @@ export const V03_RPC: RpcBinding = {
 
 const isRpcId = (v: unknown): v is RpcId => v === null || typeof v === 'string' || (typeof v === 'number' && Number.isInteger(v));
 
+/** What a JSON-RPC request may carry. */
+export interface RpcLimits {
+  /** Characters of a string `id` (SERVICE_MAX_RPC_ID_LENGTH): it is echoed in every answer and stream event. */
+  maxIdLength: number;
+}
+
+const DEFAULT_RPC_LIMITS: RpcLimits = { maxIdLength: 256 };
+
 /** The response object, written by hand: members in the order clients expect, the result spliced in. */
 const envelope = (id: RpcId, body: { result: unknown } | { error: unknown }): string =>
   'result' in body
@@ -103,14 +111,23 @@ export const jsonRpcErrorReply = (id: RpcId, err: A2AError, binding?: RpcBinding
 /** A JSON-RPC notification was carried out: nothing to say (JSON-RPC 2.0 §4.1). */
 const NO_CONTENT: Reply = { kind: 'empty', status: 204 };
 
-export function createJsonRpcHandler(ops: Operations, logger: Logger, admission: Admission, binding: RpcBinding = V03_RPC) {
+export function createJsonRpcHandler(
+  ops: Operations,
+  logger: Logger,
+  admission: Admission,
+  binding: RpcBinding = V03_RPC,
+  limits: RpcLimits = DEFAULT_RPC_LIMITS,
+) {
   const { unary, streaming } = binding.methods(ops);
   const rpcError = (id: RpcId, err: A2AError): Reply => jsonRpcErrorReply(id, err, binding);
   /** An error reply, as the promise every request is answered with. */
   const refuse = (id: RpcId, err: A2AError): Promise<Reply> => Promise.resolve(rpcError(id, err));
 
+  const { maxIdLength } = limits;
+  /** An id that is too long is not echoed: JSON-RPC 2.0 §5 answers null when the id cannot be determined. */
+  const isUsableId = (v: unknown): v is RpcId => isRpcId(v) && (typeof v !== 'string' || v.length <= maxIdLength);
   /** The id of a request body, when it has a usable one (for errors found early). */
-  const idOf = (body: unknown): RpcId => (isObject(body) && isRpcId(body.id) ? body.id : null);
+  const idOf = (body: unknown): RpcId => (isObject(body) && isUsableId(body.id) ? body.id : null);
 
   /**
    * A notification (a valid request without `id`) is carried out and answered 204 with no body.
@@ -157,9 +174,10 @@ export function createJsonRpcHandler(ops: Operations, logger: Logger, admission:
       feed = await stream[1](params, ctx);
     } catch (err) {
       const a2a = toA2AError(err, logger, method);
-      // Capability refusals are plain JSON (clients read a JSON body for them); every
-      // other error of a streaming method is one SSE error event (wire reference §2.3).
-      return a2a.entry === ERRORS.streamingNotSupported ? rpcError(id, a2a) : streamError(id, a2a);
+      // Capability and quota refusals are plain JSON (clients read a JSON body for them, and a
+      // 429 and its Retry-After need the status line); every other error of a streaming method
+      // is one SSE error event (wire reference §2.3).
+      return a2a.entry === ERRORS.streamingNotSupported || a2a.entry === ERRORS.tooManyRequests ? rpcError(id, a2a) : streamError(id, a2a);
     }
     // The envelope's head once per stream; an event the log already serialized is spliced in.
     const head = `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`;
@@ -203,6 +221,9 @@ export function createJsonRpcHandler(ops: Operations, logger: Logger, admission:
       if (body.jsonrpc !== '2.0') return refuse(id, a2aError('invalidRequest', 'jsonrpc must be "2.0"'));
       if (typeof body.method !== 'string') return refuse(id, a2aError('invalidRequest', 'method must be a string'));
       if ('id' in body && !isRpcId(body.id)) return refuse(null, a2aError('invalidRequest', 'id must be a string, an integer or null'));
+      if (typeof body.id === 'string' && body.id.length > maxIdLength) {
+        return refuse(null, a2aError('invalidRequest', `id is longer than ${maxIdLength} characters (SERVICE_MAX_RPC_ID_LENGTH)`));
+      }
       if (body.params !== undefined && !isObject(body.params)) return refuse(id, a2aError('invalidParams', 'params must be an object'));
       const method = body.method;
       const params = body.params ?? {};

@@ -9,6 +9,7 @@ import { PushConfigs, type VersionedPushConfig } from '../push/configs.js';
 import type { ProtocolVersion } from '../a2a/versions.js';
 import type { TaskFeed } from '../runtime/task-feed.js';
 import { openResubscribe, openTurnFeed } from '../runtime/task-feed.js';
+import { StreamQuota } from '../runtime/caller-quotas.js';
 import type { SendResult, TaskService } from '../runtime/task-service.js';
 import { buildCard, parseExtendedCard, type CardOptions } from './card.js';
 import { servedCard, type ServedCard } from './v1/card.js';
@@ -51,6 +52,8 @@ export interface OperationsDeps {
   signer?: CardSigner;
   /** Where an invalid extended card is reported (the client only learns "Internal error"). */
   logger?: Logger;
+  /** Streams one caller may hold at once (SERVICE_MAX_STREAMS_PER_CALLER); default: no limit. */
+  maxStreamsPerCaller?: number;
 }
 
 /** A served card and its JSON text. */
@@ -162,6 +165,7 @@ export function createOperations(deps: OperationsDeps): Operations {
   const extensions = createExtensionPolicy(caps.extensions);
   const { signer } = deps;
   const logger = deps.logger ?? silentLogger;
+  const streams = new StreamQuota(deps.maxStreamsPerCaller ?? Infinity);
   const cardCache = new Map<string, CardEntry | Promise<CardEntry>>();
   const remember = (baseUrl: string, entry: CardEntry | Promise<CardEntry>) => {
     if (cardCache.size >= CARD_CACHE_LIMIT) cardCache.clear();
@@ -256,13 +260,15 @@ export function createOperations(deps: OperationsDeps): Operations {
     /** message:stream. Validation and capability errors are thrown before any stream starts. */
     async streamMessage(raw: unknown, caller?: Caller, activated?: readonly string[], version?: ProtocolVersion): Promise<TaskFeed> {
       requireStreaming();
-      return openTurnFeed(service, checkedSend(parseSendParams(tolerantSendParams(raw)), version), caller, activated);
+      const params = checkedSend(parseSendParams(tolerantSendParams(raw)), version);
+      return streams.open(caller?.principal.id, () => openTurnFeed(service, params, caller, activated));
     },
 
     async resubscribe(raw: unknown, lastEventId: string | undefined, caller?: Caller): Promise<TaskFeed> {
       requireStreaming();
       const { id } = checked(parseParams(TaskIdParamsSchema, raw));
-      return openResubscribe(service, id, lastEventId, { owner: caller?.principal.id });
+      const owner = caller?.principal.id;
+      return streams.open(owner, () => openResubscribe(service, id, lastEventId, { owner }));
     },
 
     async getTask(raw: unknown, caller?: Caller): Promise<Task> {

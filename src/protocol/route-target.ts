@@ -36,6 +36,8 @@ export interface RouterLimits {
   maxJsonDepth: number;
   /** The shapes REST answers in (SERVICE_REST_DIALECT); default `a2a`. */
   restDialect?: RestDialectName;
+  /** Characters of a JSON-RPC string id (SERVICE_MAX_RPC_ID_LENGTH); default 256. */
+  maxRpcIdLength?: number;
 }
 
 export type ParsedBody = { ok: true; value: unknown } | { ok: false; error: A2AError };

@@ -35,8 +35,9 @@ export interface Router {
 
 export function createRouter(ops: Operations, logger: Logger, limits: RouterLimits = { maxJsonDepth: 64 }, gate?: AuthGate): Router {
   const admission = createAdmission(ops, logger, gate);
-  const rpc = createJsonRpcHandler(ops, logger, admission);
-  const v1Rpc = createJsonRpcHandler(ops, logger, admission, V1_RPC);
+  const rpcLimits = { maxIdLength: limits.maxRpcIdLength ?? 256 };
+  const rpc = createJsonRpcHandler(ops, logger, admission, undefined, rpcLimits);
+  const v1Rpc = createJsonRpcHandler(ops, logger, admission, V1_RPC, rpcLimits);
   const rest = createRestHandler(ops, logger, admission, limits.restDialect);
   const v1Rest = createV1RestHandler(ops, logger, admission);
   const resolve = createMatcher(limits, rpc, v1Rpc);

@@ -8,6 +8,13 @@
  * the task's metadata (`_eventSeq`, an internal key per the spec's Task table) at every event,
  * and `open` seeds the log from it when a paused task continues, even after the log was
  * dropped or the process restarted. A `Last-Event-ID` therefore never points at two events.
+ *
+ * What a log keeps is bounded by count (SERVICE_EVENT_REPLAY) and by the length of its events'
+ * JSON (SERVICE_EVENT_REPLAY_MAX_BYTES), the oldest going first; the logs retained after their
+ * turn are bounded together too (SERVICE_EVENT_RETAINED_MAX_BYTES), the oldest turns' going
+ * first. A resume from before what was dropped is served as after an expired retention: the
+ * task as it stands, then what follows. JSON is measured in characters: what a string holds in
+ * memory, and its UTF-8 size for ASCII text.
  */
 import type { StreamEvent, Task } from '../a2a/schemas.js';
 import { eventJson, pack, PackedLog, type LoggedEvent } from './packed-log.js';
@@ -34,6 +41,16 @@ export interface EventLogStats {
   retained: number;
   /** Logs with no turn and no retention left, kept only because someone still listens. */
   held: number;
+  /** JSON characters of the retained logs kept packed (bounded by SERVICE_EVENT_RETAINED_MAX_BYTES). */
+  retainedBytes?: number;
+}
+
+/** Bounds on the length of what the logs keep, in JSON characters. */
+export interface EventLogByteLimits {
+  /** Per task (SERVICE_EVENT_REPLAY_MAX_BYTES); default: no bound. */
+  perTask?: number;
+  /** Every retained log together (SERVICE_EVENT_RETAINED_MAX_BYTES); default: no bound. */
+  retained?: number;
 }
 
 export interface TaskEventLog {
@@ -83,6 +100,12 @@ interface Log {
   /** Someone streamed or subscribed: worth keeping after the turn ends. */
   watched: boolean;
   /**
+   * JSON characters of the ring's events, once they are counted: from when the log is watched
+   * (its readers serialize every event anyway) or its events come with their JSON (a mirrored
+   * log). An unwatched turn's events are never retained: they are dropped when it ends.
+   */
+  bytes: number | undefined;
+  /**
    * `active`: a turn runs. `retained`: the turn ended, kept for replay until `expiresAt`.
    * `idle`: no turn and no retention (expired, or made by a subscriber of a paused task):
    * kept only while someone listens.
@@ -92,8 +115,12 @@ interface Log {
   expiresAt?: number | undefined;
 }
 
-const ringOf = (taskId: string, ring: LoggedEvent[] | PackedLog): LoggedEvent[] =>
-  ring instanceof PackedLog ? ring.entries(taskId) : ring;
+/** JSON characters of a ring's events (made once each: eventJson keeps them). */
+const bytesOf = (ring: readonly LoggedEvent[]): number => {
+  let bytes = 0;
+  for (const entry of ring) bytes += eventJson(entry).length;
+  return bytes;
+};
 
 export class MemoryEventLog implements TaskEventLog {
   /**
@@ -116,16 +143,27 @@ export class MemoryEventLog implements TaskEventLog {
   private expiryIds: string[] = [];
   private expiryAts: number[] = [];
   private expiryHead = 0;
+  /** Where the next eviction for SERVICE_EVENT_RETAINED_MAX_BYTES looks in the expiry queue (the oldest not yet passed). */
+  private evictHead = 0;
+  /** JSON characters of the logs in `packed`. */
+  private packedBytes = 0;
   private sweepTimer: NodeJS.Timeout | undefined;
+  private readonly maxBytesPerTask: number;
+  private readonly maxRetainedBytes: number;
 
   /**
    * @param capacity events kept per task (SERVICE_EVENT_REPLAY; 0 = no replay)
    * @param retentionMs how long a paused or ended task's events stay replayable (SERVICE_EVENT_RETENTION)
+   * @param bytes bounds on the JSON the logs keep (SERVICE_EVENT_REPLAY_MAX_BYTES, SERVICE_EVENT_RETAINED_MAX_BYTES)
    */
   constructor(
     private readonly capacity: number,
     private readonly retentionMs: number,
-  ) {}
+    bytes: EventLogByteLimits = {},
+  ) {
+    this.maxBytesPerTask = bytes.perTask ?? Infinity;
+    this.maxRetainedBytes = bytes.retained ?? Infinity;
+  }
 
   /**
    * One log object per task for as long as anything refers to it: subscribers hold it across
@@ -136,10 +174,18 @@ export class MemoryEventLog implements TaskEventLog {
     const held = this.logs.get(taskId);
     if (held) return held;
     const found = this.packed.get(taskId);
-    if (found) this.packed.delete(taskId);
+    if (found) this.forgetPacked(taskId, found);
     const log: Log = found
-      ? { seq: found.seq, ring: found, listeners: undefined, watched: true, state: 'retained', expiresAt: found.expiresAt }
-      : { seq: 0, ring: [], listeners: undefined, watched: false, state, expiresAt: undefined };
+      ? {
+          seq: found.seq,
+          ring: found,
+          listeners: undefined,
+          watched: true,
+          bytes: undefined,
+          state: 'retained',
+          expiresAt: found.expiresAt,
+        }
+      : { seq: 0, ring: [], listeners: undefined, watched: false, bytes: undefined, state, expiresAt: undefined };
     this.logs.set(taskId, log);
     return log;
   }
@@ -159,23 +205,54 @@ export class MemoryEventLog implements TaskEventLog {
       // log holds do not connect to the next ones, so none of them can be replayed.
       log.seq = opts.afterSeq;
       log.ring = [];
-    } else {
-      log.ring = ringOf(taskId, log.ring);
+      if (log.bytes !== undefined) log.bytes = 0;
+    } else if (log.ring instanceof PackedLog) {
+      log.ring = log.ring.entries(taskId);
+      log.bytes = undefined;
     }
   }
 
-  append(taskId: string, event: StreamEvent): number {
+  /** `json`: the event's JSON text when the caller made it already (a mirrored log). */
+  append(taskId: string, event: StreamEvent, json?: string): number {
     const log = this.logOf(taskId, 'active');
-    const entry: LoggedEvent = { seq: ++log.seq, event, json: undefined };
+    const entry: LoggedEvent = { seq: ++log.seq, event, json };
     // Unpacked even with no room for the event: a packed ring must not lag behind `seq`.
-    const ring = ringOf(taskId, log.ring);
-    log.ring = ring;
+    if (log.ring instanceof PackedLog) {
+      log.ring = log.ring.entries(taskId);
+      log.bytes = undefined;
+    }
+    const ring = log.ring;
     if (this.capacity > 0) {
       ring.push(entry);
-      if (ring.length > this.capacity) ring.shift();
+      if (log.bytes !== undefined) log.bytes += eventJson(entry).length;
+      else if (log.watched || json !== undefined) log.bytes = bytesOf(ring);
+      const gone = ring.length > this.capacity ? ring.shift() : undefined;
+      if (gone && log.bytes !== undefined) log.bytes -= eventJson(gone).length;
+      if (log.bytes !== undefined && log.bytes > this.maxBytesPerTask) this.trimToBytes(log, ring);
     }
     if (log.listeners) for (const listener of log.listeners) listener(entry);
     return entry.seq;
+  }
+
+  /** Number of the oldest event the task's log keeps; `lastSeq + 1` when it keeps none. */
+  firstSeq(taskId: string): number {
+    const found = this.found(taskId);
+    if (!found) return 1;
+    const ring = found instanceof PackedLog ? found : found.ring;
+    if (ring instanceof PackedLog) return ring.first;
+    return ring[0]?.seq ?? found.seq + 1;
+  }
+
+  /** Drops the oldest events until what is left fits SERVICE_EVENT_REPLAY_MAX_BYTES. */
+  private trimToBytes(log: Log, ring: LoggedEvent[]): void {
+    let bytes = log.bytes ?? bytesOf(ring);
+    let drop = 0;
+    while (drop < ring.length && bytes > this.maxBytesPerTask) {
+      bytes -= eventJson(ring[drop] as LoggedEvent).length;
+      drop++;
+    }
+    log.bytes = bytes;
+    if (drop > 0) ring.splice(0, drop);
   }
 
   lastSeq(taskId: string): number {
@@ -221,6 +298,10 @@ export class MemoryEventLog implements TaskEventLog {
       this.expire(taskId, log);
       return;
     }
+    // A log watched only late in its turn was not held to its bound yet.
+    if (this.maxBytesPerTask !== Infinity && !(log.ring instanceof PackedLog) && (log.bytes ?? Infinity) > this.maxBytesPerTask) {
+      this.trimToBytes(log, log.ring);
+    }
     log.state = 'retained';
     log.expiresAt = Date.now() + this.retentionMs;
     this.expiryIds.push(taskId);
@@ -254,7 +335,32 @@ export class MemoryEventLog implements TaskEventLog {
   /** The log leaves the small map for the big one. */
   private keepPacked(taskId: string, packed: PackedLog): void {
     this.logs.delete(taskId);
+    const before = this.packed.get(taskId);
+    if (before) this.forgetPacked(taskId, before);
     this.packed.set(taskId, packed);
+    this.packedBytes += packed.text.length;
+    if (this.packedBytes > this.maxRetainedBytes) this.evictOldest();
+  }
+
+  private forgetPacked(taskId: string, packed: PackedLog): void {
+    this.packed.delete(taskId);
+    this.packedBytes -= packed.text.length;
+  }
+
+  /**
+   * Drops the oldest retained logs until the packed ones fit SERVICE_EVENT_RETAINED_MAX_BYTES, as
+   * if their retention had ended. The expiry queue is in closing order: its head is the oldest.
+   * A log someone listens to is not packed, so not dropped: it is passed over.
+   */
+  private evictOldest(): void {
+    let at = Math.max(this.evictHead, this.expiryHead);
+    while (this.packedBytes > this.maxRetainedBytes && at < this.expiryIds.length) {
+      const taskId = this.expiryIds[at] as string;
+      const packed = this.packed.get(taskId);
+      if (packed && packed.expiresAt === this.expiryAts[at]) this.forgetPacked(taskId, packed);
+      at++;
+    }
+    this.evictHead = at;
   }
 
   private armSweep(): void {
@@ -275,7 +381,7 @@ export class MemoryEventLog implements TaskEventLog {
       this.expiryHead++;
       const packed = this.packed.get(taskId);
       if (packed) {
-        if (packed.expiresAt === at) this.packed.delete(taskId);
+        if (packed.expiresAt === at) this.forgetPacked(taskId, packed);
         continue;
       }
       const log = this.logs.get(taskId);
@@ -284,6 +390,7 @@ export class MemoryEventLog implements TaskEventLog {
     if (this.expiryHead > 1024 && this.expiryHead * 2 > this.expiryIds.length) {
       this.expiryIds = this.expiryIds.slice(this.expiryHead);
       this.expiryAts = this.expiryAts.slice(this.expiryHead);
+      this.evictHead = Math.max(0, this.evictHead - this.expiryHead);
       this.expiryHead = 0;
     }
     this.armSweep();
@@ -310,7 +417,13 @@ export class MemoryEventLog implements TaskEventLog {
       if (log.state === 'retained') retained++;
       else if (log.state === 'idle') held++;
     }
-    return { logs: this.logs.size + this.packed.size, subscribers, retained: retained + this.packed.size, held };
+    return {
+      logs: this.logs.size + this.packed.size,
+      subscribers,
+      retained: retained + this.packed.size,
+      held,
+      retainedBytes: this.packedBytes,
+    };
   }
 
   dispose(): void {
@@ -319,8 +432,10 @@ export class MemoryEventLog implements TaskEventLog {
     this.expiryIds = [];
     this.expiryAts = [];
     this.expiryHead = 0;
+    this.evictHead = 0;
     for (const log of this.logs.values()) log.expiresAt = undefined;
     this.logs.clear();
     this.packed.clear();
+    this.packedBytes = 0;
   }
 }

@@ -1,5 +1,6 @@
 /** The tasks whose actor runs in this process, by id, and how many actors that is. */
 import type { LiveTask, LiveTaskHandle } from './live-task.js';
+import { CallerCounts } from './caller-quotas.js';
 import { TaskSupervisor } from './task-supervisor.js';
 import { agentMessage } from './task-views.js';
 import { waitFor } from './wait.js';
@@ -12,6 +13,8 @@ export class LiveTasks {
   /** Handles, not the tasks: see LiveTaskHandle. */
   private readonly byId = new Map<string, LiveTaskHandle>();
   private actors = 0;
+  /** Live tasks per owner (the per-caller quota, caller-quotas.ts). */
+  private readonly perOwner = new CallerCounts();
   /** The parent of every task actor here (src/runtime/task-actors.ts spawns them). */
   readonly supervisor = new TaskSupervisor();
 
@@ -31,6 +34,12 @@ export class LiveTasks {
 
   add(live: LiveTask): void {
     this.byId.set(live.id, live.handle);
+    this.perOwner.add(live.owner);
+  }
+
+  /** How many live tasks `owner` (a principal id; none without auth) has here. */
+  heldBy(owner: string | undefined): number {
+    return this.perOwner.of(owner);
   }
 
   /** Its actor was started. */
@@ -43,6 +52,7 @@ export class LiveTasks {
     if (live.handle.live === undefined) return;
     this.supervisor.stop(live.actor);
     this.actors--;
+    this.perOwner.remove(live.owner);
     if (this.byId.get(live.id) === live.handle) this.byId.delete(live.id);
     live.handle.live = undefined;
   }

@@ -34,7 +34,8 @@ export interface TaskServiceOptions {
   agent: AgentDefinition;
   store: TaskStore;
   events: TaskEventLog;
-  settings: Pick<Settings, 'blockingTimeout' | 'cancelForceTimeout' | 'cancelGrace' | 'progressFlushInterval' | 'storeRetryWindow'>;
+  settings: Pick<Settings, 'blockingTimeout' | 'cancelForceTimeout' | 'cancelGrace' | 'progressFlushInterval' | 'storeRetryWindow'> &
+    Partial<Pick<Settings, 'maxLiveTasksPerCaller'>>;
   logger: Logger;
   /**
    * Which replica runs which task, and cancel requests between replicas. Default: this process
@@ -127,6 +128,7 @@ export class TaskService {
         if (this.draining) throw a2aError('unavailable', 'the server is shutting down; try again shortly (or on another replica)');
       },
       inlinePushRegistrar: () => this.inlinePushRegistrar,
+      maxLivePerCaller: opts.settings.maxLiveTasksPerCaller ?? Infinity,
     });
     // A cancel that landed on another replica reaches the handler running here.
     coordinator.onCancelRequest((taskId) => {

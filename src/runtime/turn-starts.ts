@@ -12,6 +12,7 @@ import type { Message, MessageSendParams, PushNotificationConfig, Task } from '.
 import type { TaskStore } from '../store/types.js';
 import { isInterruptedState, isTerminalState } from '../../machines/task.machine.js';
 import { promiseOf } from '../promise-of.js';
+import { tooManyLiveTasks } from './caller-quotas.js';
 import { LiveTask, type PersistMode, type TurnOptions } from './live-task.js';
 import type { LiveTasks } from './live-tasks.js';
 import type { MessageIndex } from './message-index.js';
@@ -38,6 +39,8 @@ export interface TurnStartDeps {
   /** Throws when the service takes no new turn (not initialized, or draining). */
   assertOpen(): void;
   inlinePushRegistrar(): InlinePushRegistrar | undefined;
+  /** Tasks one caller may have live at once (SERVICE_MAX_LIVE_TASKS_PER_CALLER). */
+  maxLivePerCaller: number;
 }
 
 const TASK_ELSEWHERE = 'the task is being continued on another replica';
@@ -123,10 +126,14 @@ export class TurnStarts {
     };
     const live = new LiveTask(task, stored, { firstTurn: true, mode, caller, turn });
     if (!params.configuration?.pushNotificationConfig) return this.startNewTask(live, request);
+    // Refused before its config is stored, too: a task that never starts leaves no config behind.
+    this.assertRoomFor(live.owner);
     return this.registerInlinePush(taskId, params).then(() => this.startNewTask(live, request));
   }
 
   private startNewTask(live: LiveTask, { params, scope }: TurnRequest): StartedTurn {
+    // Checked in the same synchronous block as the task is counted: concurrent sends cannot overshoot.
+    this.assertRoomFor(live.owner);
     // A new id is free by construction; with replicas its lease is taken once others can find it.
     this.deps.ownership.claimNew(live.id);
     this.admit(live, scope, params.message.messageId);
@@ -165,6 +172,8 @@ export class TurnStarts {
       if (tasks.has(taskId)) throw a2aError('taskNotAcceptingMessages', 'task is working');
       await this.registerInlinePush(taskId, params);
       if (tasks.has(taskId)) throw a2aError('taskNotAcceptingMessages', 'task is working');
+      // From here to `admit` nothing waits: the count cannot change in between.
+      this.assertRoomFor(owner);
       task = fresh;
     } catch (err) {
       await ownership.unclaim(taskId);
@@ -180,6 +189,11 @@ export class TurnStarts {
     if (mode === 'stream') live.initialSnapshot = taskView(task);
     live.actor.send({ type: 'FOLLOW_UP' });
     return { kind: 'live', live };
+  }
+
+  /** A caller at its quota of live tasks starts no other (429). */
+  private assertRoomFor(owner: string | undefined): void {
+    if (this.deps.live.heldBy(owner) >= this.deps.maxLivePerCaller) throw tooManyLiveTasks(this.deps.maxLivePerCaller);
   }
 
   private admit(live: LiveTask, scope: string, messageId: string): void {

@@ -23,7 +23,8 @@ export interface ProtocolStage {
 
 /** The router and its wrapping, kept together: the front end gets exactly this. */
 function routeOf(ops: Operations, settings: Settings, logger: Logger, metrics: ServerMetrics | undefined, gate: AuthGate | undefined) {
-  const router = createRouter(ops, logger, { maxJsonDepth: settings.maxJsonDepth, restDialect: settings.restDialect }, gate);
+  const limits = { maxJsonDepth: settings.maxJsonDepth, restDialect: settings.restDialect, maxRpcIdLength: settings.maxRpcIdLength };
+  const router = createRouter(ops, logger, limits, gate);
   return observeRoutes(router, logger, metrics);
 }
 
@@ -42,6 +43,7 @@ export function protocolStage(
     push: pushConfigs,
     card: card.cardOptions,
     maxJsonDepth: settings.maxJsonDepth,
+    maxStreamsPerCaller: settings.maxStreamsPerCaller,
     logger,
     ...(card.signer ? { signer: card.signer } : {}),
     readiness: {

@@ -71,8 +71,9 @@ const idle = (s: ReturnType<TestServer['stats']>): boolean =>
 describe('streaming under load', () => {
   let server: TestServer;
   beforeAll(async () => {
-    // A short retention so that every event log is gone soon after its task ends.
-    server = await startServer({ storeKind: 'memory', eventRetention: 0.2 });
+    // A short retention so that every event log is gone soon after its task ends. Without auth
+    // every stream is the one caller's: its stream quota is raised to hold them all.
+    server = await startServer({ storeKind: 'memory', eventRetention: 0.2, maxStreamsPerCaller: 1000 });
   });
   afterAll(() => server.stop());
 
@@ -244,6 +245,8 @@ describe('a reader slower than its events', () => {
       sseMaxBufferedBytes: CAP,
       sseHeartbeat: 0.05,
       eventReplay: 400,
+      // The resumes below replay up to 9.6 MB of events.
+      eventReplayMaxBytes: 16 * 1024 * 1024,
       eventRetention: 30,
     });
   });

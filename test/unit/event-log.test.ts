@@ -192,4 +192,45 @@ describe('MemoryEventLog', () => {
     log.close('b', { discard: true });
     expect(log.stats().logs).toBe(0);
   });
+
+  it('a watched log keeps its newest events within its byte bound, and a resume from before them gets nothing to replay', () => {
+    const size = JSON.stringify(status('working')).length;
+    log = new MemoryEventLog(1000, 60_000, { perTask: size * 5 });
+    log.open('t', { afterSeq: 0, watched: true });
+    for (let i = 0; i < 20; i++) log.append('t', status('working'));
+    expect(log.since('t', 15)?.map((e) => e.seq)).toEqual([16, 17, 18, 19, 20]);
+    expect(log.since('t', 14)).toBeUndefined();
+    expect(log.firstSeq('t')).toBe(16);
+    log.close('t');
+    expect(log.stats().retainedBytes).toBeLessThanOrEqual(size * 5);
+    expect(log.since('t', 14)).toBeUndefined();
+    expect(log.since('t', 17)?.map((e) => e.seq)).toEqual([18, 19, 20]);
+  });
+
+  it('a log watched late in its turn is held to its byte bound when the turn ends', () => {
+    const size = JSON.stringify(status('working')).length;
+    log = new MemoryEventLog(1000, 60_000, { perTask: size * 3 });
+    log.open('t', { afterSeq: 0, watched: false });
+    for (let i = 0; i < 10; i++) log.append('t', status('working'));
+    log.subscribe('t', () => {})();
+    log.close('t');
+    expect(log.since('t', 7)?.map((e) => e.seq)).toEqual([8, 9, 10]);
+    expect(log.since('t', 6)).toBeUndefined();
+  });
+
+  it('the retained logs together stay within their bound: the oldest turns go first, as if expired', () => {
+    const size = JSON.stringify(status('working')).length;
+    log = new MemoryEventLog(1000, 60_000, { retained: size * 10 });
+    for (const id of ['a', 'b', 'c', 'd']) {
+      log.open(id, { afterSeq: 0, watched: true });
+      for (let i = 0; i < 4; i++) log.append(id, status('working'));
+      log.close(id);
+    }
+    expect(log.stats().retainedBytes).toBeLessThanOrEqual(size * 10);
+    expect(log.since('a', 0)).toBeUndefined();
+    expect(log.since('b', 0)).toBeUndefined();
+    expect(log.since('c', 0)?.length).toBe(4);
+    expect(log.since('d', 0)?.length).toBe(4);
+    expect(log.stats().retained).toBe(2);
+  });
 });

@@ -216,4 +216,31 @@ describe('SseWriter', () => {
     const ids = res.events.flatMap((chunk) => [...chunk.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1])));
     expect(ids).toEqual(Array.from({ length: 400 }, (_, i) => i + 1));
   });
+
+  it("a feed whose start throws is still released (its subscription, and the caller's stream slot)", () => {
+    const res = new RecordingResponse();
+    const logs = captureLogs('debug');
+    const shared = {
+      limits: { maxBufferedBytes: 10_000 },
+      heartbeat: new Heartbeat(60_000),
+      cork: new SseCork(),
+      logger: logs.logger,
+      metrics: NO_METRICS,
+      headInStatus: false,
+    };
+    let cancels = 0;
+    const feed: TaskFeed = {
+      taskId: 't1',
+      start() {
+        throw new Error('a feed that cannot start');
+      },
+      cancel() {
+        cancels++;
+      },
+    };
+    const writer = new SseWriter(res, shared, () => {});
+    writer.run(feed, (event) => JSON.stringify(event));
+    expect(res.closed).toBe(true);
+    expect(cancels).toBe(1);
+  });
 });
