@@ -69,7 +69,7 @@ export class DeliveryOutbox {
     private readonly logger: Logger,
   ) {}
 
-  /** Records an accepted delivery (written with this turn's batch); its id, for `finished`. */
+  /** Records an accepted delivery (written a microtask later, with the rest of its fan-out); its id, for `finished`. */
   add(job: DeliveryJob): string {
     const id = newId();
     this.added.set(id, rowOf(id, job));
@@ -126,7 +126,8 @@ export class DeliveryOutbox {
   async close(): Promise<void> {
     this.closed = true;
     await this.writing;
-    if (this.added.size > 0 || this.done.size > 0) await this.write();
+    // Slice by slice; a slice that fails is given up on (the process is stopping), not retried.
+    while (this.added.size > 0 || this.done.size > 0) if (!(await this.write())) break;
     await this.table.close();
   }
 
@@ -141,15 +142,18 @@ export class DeliveryOutbox {
   private readonly writeDue = (): void => {
     this.due = undefined;
     if (this.writing || this.closed || (this.added.size === 0 && this.done.size === 0)) return;
-    this.writing = this.write().finally(() => {
+    this.writing = this.write().then(() => {
       this.writing = undefined;
       if (this.added.size > 0) this.schedule('soon');
       else if (this.done.size > 0) this.schedule('later');
     });
   };
 
-  /** One batch; if it fails, its rows wait for the next (and a delivery finished meanwhile cancels its row). */
-  private async write(): Promise<void> {
+  /**
+   * One batch; false if it failed: its rows then wait for the next (and a delivery finished
+   * meanwhile cancels its row).
+   */
+  private async write(): Promise<boolean> {
     const added: OutboxRow[] = [];
     for (const row of this.added.values()) {
       if (added.length === ROWS_PER_WRITE) break;
@@ -160,11 +164,13 @@ export class DeliveryOutbox {
     this.done.clear();
     try {
       await this.table.write(added, done);
+      return true;
     } catch (err) {
       this.logger.warn('push.outbox_write_failed', { added: added.length, done: done.length, ...errorFields(err) });
       for (const id of done) this.done.add(id);
       for (const row of added) if (!this.done.delete(row.id)) this.added.set(row.id, row);
       if (!this.closed) await new Promise((resolve) => setTimeout(resolve, RETRY_WRITE_MS).unref());
+      return false;
     }
   }
 }
