@@ -115,6 +115,11 @@ export const SettingsSchema = z.object({
   pushMaxConcurrent: z.coerce.number().int().min(1).default(50),
   pushAllowHttp: bool.default(false),
   pushIdleTimeout: num.positive().default(300),
+  /**
+   * Record accepted webhook deliveries with the store until they are sent or give up, so a
+   * restart (SIGTERM or kill -9) sends what was queued; `false` keeps them in memory only.
+   */
+  pushDurable: bool.default(true),
   pushAllowedHosts: list.default([]),
   pushBlockedHosts: list.default([]),
   /** Webhook configs one task may have: each transition is delivered to every one of them. */

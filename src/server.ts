@@ -121,7 +121,7 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
   const { debug, inspect, metrics } = await observabilityStage(settings, logger, inspector);
   const backends = await backendsStage({ taskStore, eventLog, coordinator: givenCoordinator, tuneHeap }, settings, logger, metrics);
   const { store, coordinator, heap } = backends;
-  const push = pushStage(backends, card.capabilities.pushNotifications, settings, logger, metrics);
+  const push = await pushStage(backends, card.capabilities.pushNotifications, settings, logger, metrics);
   const service = runtimeStage(agent, backends, push, settings, logger, metrics, inspect);
   const { ops, route } = protocolStage(service, push.configs, backends, card, settings, logger, metrics);
   const { recovered } = await service.init();

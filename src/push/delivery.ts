@@ -26,6 +26,8 @@ export interface DeliveryJob {
   request: WebhookRequest;
   /** The trace of the turn that produced this notification, when it was traced. */
   trace?: TraceLink | undefined;
+  /** Its row in the delivery outbox (outbox.ts), when it is recorded there. */
+  outboxId?: string | undefined;
 }
 
 export interface DeliveryDeps {
@@ -42,6 +44,8 @@ export interface DeliveryDeps {
   shutdown: AbortSignal;
   /** Where outcomes and attempt durations are counted. */
   metrics: Metrics;
+  /** A delivery was made or gave up (not one that a stop cut short: that one is sent after a restart). */
+  finished?: ((job: DeliveryJob) => void) | undefined;
 }
 
 /** Where a webhook lives, for logs: the origin only (paths and queries can carry secrets). */
@@ -136,6 +140,7 @@ export class DeliveryWorker {
     this.disarmIdle();
     void this.queue.add(async () => {
       const outcome = await deliver(job, this.deps);
+      if (outcome.kind !== 'aborted') this.deps.finished?.(job);
       // The terminal state ends the worker even when it could not be delivered: nothing follows it.
       if (job.terminal && outcome.kind !== 'aborted') this.terminalDelivered = true;
     });

@@ -23,6 +23,7 @@ import { policyFromSettings } from './address-policy.js';
 import type { StoredPushConfig } from './configs.js';
 import { NO_METRICS, type Metrics } from '../observe/metrics.js';
 import { DeliveryWorker, type DeliveryDeps, type DeliveryJob } from './delivery.js';
+import type { DeliveryOutbox } from './outbox.js';
 import { createWebhookClient, type WebhookClient } from './webhook-client.js';
 import { traceOf } from '../observe/turns.js';
 
@@ -49,6 +50,8 @@ export interface PushDispatcherOptions {
    * the task's own JSON): the wire layer supplies these, push knows no wire shapes.
    */
   bodies?: Partial<Record<ProtocolVersion, PushBody>>;
+  /** Where accepted deliveries are recorded until they finish, so a restart sends them (outbox.ts). */
+  outbox?: DeliveryOutbox | undefined;
 }
 
 /** A delivery body for one protocol version. */
@@ -106,6 +109,9 @@ export class PushDispatcher {
       idleTimeoutMs: s.pushIdleTimeout * 1000,
       shutdown: this.shutdown.signal,
       metrics: opts.metrics ?? NO_METRICS,
+      finished: (job) => {
+        if (job.outboxId !== undefined) opts.outbox?.finished(job.outboxId);
+      },
     };
   }
 
@@ -204,8 +210,15 @@ export class PushDispatcher {
         request: { url: config.url, body, contentType, token: config.token, authorization: authorizationOf(config) },
         trace: traceOf(task),
       };
+      if (this.opts.outbox) job.outboxId = this.opts.outbox.add(job);
       this.workerFor(task.id, config.id).enqueue(job);
     }
+  }
+
+  /** Start-up: the deliveries a stopped process left in the outbox go out before any new one. */
+  resumeRecorded(): Promise<number> {
+    const enqueue = (job: DeliveryJob) => this.workerFor(job.taskId, job.configId).enqueue(job);
+    return this.opts.outbox?.resume(enqueue, this.shutdown.signal) ?? Promise.resolve(0);
   }
 
   private workerFor(taskId: string, configId: string): DeliveryWorker {
@@ -269,7 +282,8 @@ export class PushDispatcher {
     clearTimeout(timer);
     if (result === 'timeout') {
       const { queued } = this.stats();
-      this.opts.logger.warn('push.shutdown_dropped', { deliveries: queued, graceSeconds: graceMs / 1000 });
+      const keptForRestart = this.opts.outbox !== undefined;
+      this.opts.logger.warn('push.shutdown_dropped', { deliveries: queued, graceSeconds: graceMs / 1000, keptForRestart });
     }
     this.shutdown.abort();
     for (const worker of this.workers.values()) worker.stop();
@@ -278,6 +292,7 @@ export class PushDispatcher {
     this.stale.clear();
     this.inline.clear();
     this.limiter.clear();
+    await this.opts.outbox?.close().catch((err: unknown) => this.opts.logger.error('push.outbox_close_failed', errorFields(err)));
     if (result === 'drained') await this.client.close();
     else await this.client.destroy();
   }

@@ -9,7 +9,11 @@ import type { ServerMetrics } from '../observe/metrics.js';
 import { V1_PUSH_BODY } from '../protocol/v1/push.js';
 import { PushConfigs } from '../push/configs.js';
 import { PushDispatcher } from '../push/dispatcher.js';
+import { DeliveryOutbox } from '../push/outbox.js';
+import { inProcessOutbox } from '../store/outbox-memory.js';
 import { TaskService } from '../runtime/task-service.js';
+import type { OutboxTable } from '../store/outbox-table.js';
+import type { TaskStore } from '../store/types.js';
 import type { BackendsStage } from './backends.js';
 import type { Inspector } from './observability.js';
 
@@ -19,19 +23,29 @@ export interface PushStage {
   readonly delivery: PushDispatcher | undefined;
 }
 
-export function pushStage(
+/**
+ * Deliveries a stopped process left in the outbox are queued here, before the runtime starts:
+ * they go out before any new delivery of the same config.
+ */
+export async function pushStage(
   backends: BackendsStage,
   pushNotifications: boolean,
   settings: Settings,
   logger: Logger,
   metrics: ServerMetrics | undefined,
-): PushStage {
+): Promise<PushStage> {
   const configs = new PushConfigs(backends.timedStore, settings.pushMaxConfigsPerTask);
-  const delivery = pushNotifications
-    ? new PushDispatcher({ configs, settings, logger, metrics, bodies: { '1.0': V1_PUSH_BODY } })
-    : undefined;
-  if (delivery) configs.onChange((taskId) => delivery.invalidate(taskId));
+  if (!pushNotifications) return { configs, delivery: undefined };
+  const outbox = settings.pushDurable ? new DeliveryOutbox(await outboxTableOf(backends.store, settings), logger) : undefined;
+  const delivery = new PushDispatcher({ configs, settings, logger, metrics, bodies: { '1.0': V1_PUSH_BODY }, outbox });
+  configs.onChange((taskId) => delivery.invalidate(taskId));
+  await delivery.resumeRecorded();
   return { configs, delivery };
+}
+
+/** The store's own outbox table; a store that keeps nothing across a restart gets one in this process. */
+function outboxTableOf(store: TaskStore, settings: Settings): Promise<OutboxTable> {
+  return store.deliveryOutbox?.(settings.leaseTtl * 1000) ?? Promise.resolve(inProcessOutbox(store));
 }
 
 /** With replicas, a turn's webhooks go out (for this long at most) before another replica may run the next. */

@@ -9,6 +9,7 @@ import { a2aError, isA2AError } from '../a2a/errors.js';
 import type { Task, TaskState } from '../a2a/schemas.js';
 import { GroupCommit } from './group-commit.js';
 import type { MessageKey, StoredPushConfig, TaskListQuery, TaskPage, TaskStore } from './types.js';
+import { PostgresOutboxTable } from './outbox-postgres.js';
 
 /** Numbered migrations; each runs once, in order, recorded in a2actor_migrations. */
 const MIGRATIONS: readonly string[] = [
@@ -309,6 +310,10 @@ export class PostgresTaskStore implements TaskStore {
   async deletePushConfig(taskId: string, configId: string): Promise<boolean> {
     const r = await this.query('DELETE FROM a2actor_push_configs WHERE task_id = $1 AND config_id = $2', [taskId, configId]);
     return (r.rowCount ?? 0) > 0;
+  }
+
+  deliveryOutbox(leaseMs: number): Promise<PostgresOutboxTable> {
+    return PostgresOutboxTable.open(this.pool, leaseMs);
   }
 
   /** Cheap liveness check for readiness probes. */

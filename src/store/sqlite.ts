@@ -8,6 +8,7 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Task, TaskState } from '../a2a/schemas.js';
 import type { MessageKey, StoredPushConfig, TaskListQuery, TaskPage, TaskStore } from './types.js';
+import { SqliteOutboxTable } from './outbox-sqlite.js';
 
 /** Versioned migrations: each runs once, in order, recorded in `user_version`. */
 const MIGRATIONS: readonly string[] = [
@@ -194,6 +195,11 @@ export class SqliteTaskStore implements TaskStore {
 
   async deletePushConfig(taskId: string, configId: string): Promise<boolean> {
     return this.stmt.deletePush.run(taskId, configId).changes > 0;
+  }
+
+  /** One process owns the file, so there is no lease to keep. */
+  async deliveryOutbox(): Promise<SqliteOutboxTable> {
+    return new SqliteOutboxTable(this.db);
   }
 
   async close(): Promise<void> {

@@ -8,6 +8,7 @@
  */
 import type { ProtocolVersion } from '../a2a/versions.js';
 import type { PushNotificationConfig, Task, TaskState } from '../a2a/schemas.js';
+import type { OutboxTable } from './outbox-table.js';
 
 /**
  * A push config as stored: its id is always set (generated when the client gave none).
@@ -71,6 +72,13 @@ export interface TaskStore {
   savePushConfig(taskId: string, config: StoredPushConfig): Promise<void>;
   listPushConfigs(taskId: string): Promise<StoredPushConfig[]>;
   deletePushConfig(taskId: string, configId: string): Promise<boolean>;
+
+  /**
+   * The table of webhook deliveries accepted and not finished (src/push/outbox.ts), in this
+   * store's database; `leaseMs`: how long rows stay held by a replica that stops renewing.
+   * Stores that keep nothing across a restart omit it (the push layer keeps the rows in process).
+   */
+  deliveryOutbox?(leaseMs: number): Promise<OutboxTable>;
 
   /** Readiness: throws when the store cannot be reached (stores that cannot fail omit it). */
   ping?(): Promise<void>;
