@@ -9,7 +9,9 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import authAgent from '../../examples/auth-agent.js';
 import { client, eventually, userMessage, type Json } from '../support/a2a.js';
+import { ALICE, BOB, sendAs } from '../support/auth-calls.js';
 import { captureLogs, type CapturedLogs } from '../support/logs.js';
 import { startServer, type TestServer } from '../support/server.js';
 import { startReceiver, type Receiver } from '../support/webhook.js';
@@ -106,6 +108,54 @@ describe('push fairness: a caller whose receivers never answer', () => {
     expect(server.stats().push.inFlight).toBeLessThanOrEqual(server.settings.pushMaxConcurrentPerCaller);
     expect(blackhole.maxInFlight).toBeLessThanOrEqual(server.settings.pushMaxConcurrentPerCaller);
   }, 30_000);
+});
+
+describe('push fairness with auth: the share is the task owner', () => {
+  const BOB_TASKS = 60;
+  let server: TestServer;
+  let rx: Receiver;
+  beforeAll(async () => {
+    // One origin for both callers: Bob's path never answers, Alice's does.
+    rx = await startReceiver({ respond: (req) => (req.path.startsWith('/bob') ? { hang: true } : { status: 200 }) });
+    server = await startServer({
+      agent: authAgent,
+      ...LOCAL_PUSH,
+      pushTimeout: 4,
+      pushMaxRetries: 1,
+      // The breaker would close the shared origin to Alice too: this test is about shares alone.
+      pushCircuitFailures: 1000,
+      shutdownGrace: 0.5,
+    });
+  });
+  afterAll(async () => {
+    await server.stop();
+    await rx.close();
+  });
+
+  it("Bob's deliveries wait in his own share; Alice's, to the same origin, do not wait behind them", async () => {
+    await Promise.all(
+      Array.from({ length: BOB_TASKS }, () =>
+        sendAs(server.url, BOB, {
+          message: userMessage('slow 1000'),
+          configuration: { blocking: false, pushNotificationConfig: { url: `http://127.0.0.1:${rx.port}/bob` } },
+        }),
+      ),
+    );
+    // Bob holds what he may: his share (before the fix, every slot).
+    await eventually(() => (rx.inFlight >= 10 ? true : undefined), 5000);
+    const sentAt = performance.now();
+    const task = await sendAs(server.url, ALICE, {
+      message: userMessage('echo hi'),
+      configuration: { pushNotificationConfig: { url: `http://127.0.0.1:${rx.port}/alice` } },
+    });
+    const arrived = await eventually(
+      () => rx.received.find((r) => r.path === '/alice' && r.body?.id === task.id && r.body.status?.state === 'completed'),
+      10_000,
+    );
+    // While Bob held every slot, Alice's waited behind his for a whole push_timeout or more.
+    expect(arrived.at - sentAt).toBeLessThan(2000);
+    expect(rx.maxInFlight).toBeLessThanOrEqual(server.settings.pushMaxConcurrentPerCaller + 1);
+  }, 20_000);
 });
 
 describe('push circuit breaker and backlog', () => {
