@@ -217,11 +217,8 @@ export class DeliveryWorker {
     this.disarmIdle();
     const squeeze = this.deps.circuits.isOpen(webhookForLog(job.request.url));
     for (const dropped of admitToLine(this.line, job, { cap: this.deps.maxQueued, squeeze })) this.deps.events.replaced(dropped, job);
-    if (!this.running) {
-      const run = this.sendLine();
-      // A loop that ended at once has cleared `running` already.
-      if (this.current || this.line.length > 0) this.running = run;
-    }
+    // The loop awaits its first delivery before it can end, so `running` is set before it is cleared.
+    this.running ??= this.sendLine();
   }
 
   /** Resolves when every accepted delivery has finished. */
