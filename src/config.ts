@@ -124,6 +124,26 @@ export const SettingsSchema = z.object({
   pushBlockedHosts: list.default([]),
   /** Webhook configs one task may have: each transition is delivered to every one of them. */
   pushMaxConfigsPerTask: z.coerce.number().int().min(1).default(10),
+  /**
+   * Webhook attempts one caller's tasks may have in flight at once: its share of
+   * pushMaxConcurrent, so receivers that never answer cannot hold every slot. The caller is the
+   * task's owner; without auth, each webhook origin counts as one caller. Freed slots go to the
+   * waiting callers in turn.
+   */
+  pushMaxConcurrentPerCaller: z.coerce.number().int().min(1).default(10),
+  /**
+   * Deliveries one config may have waiting. Past it, the oldest waiting non-final state is
+   * replaced by the newer one (each delivery carries the whole task); a final state is never
+   * dropped.
+   */
+  pushMaxQueuedPerConfig: z.coerce.number().int().min(1).default(20),
+  /** Failed attempts in a row (timeout, no connection, 5xx, 429) that open a webhook origin's circuit. */
+  pushCircuitFailures: z.coerce.number().int().min(1).default(10),
+  /**
+   * Seconds an open circuit sends nothing to its origin (its deliveries wait, a newer state
+   * replacing an older one); then one probe decides whether it closes or stays open.
+   */
+  pushCircuitCooldown: num.positive().default(15),
   shutdownGrace: num.min(0).default(10),
   /**
    * V8 runs its next full collection when the old generation has grown this much past what

@@ -9,8 +9,11 @@ import { processMetricsText } from './process-metrics.js';
 
 /** How a request came in: JSON-RPC at `POST /`, REST under /v1, or the discovery card. */
 export type Transport = 'jsonrpc' | 'rest' | 'card';
-/** A webhook delivery's end, or `retried` for an attempt that failed and is tried again. */
-export type PushOutcome = 'delivered' | 'retried' | 'refused_url' | 'failed';
+/**
+ * A webhook delivery's end, `retried` for an attempt that failed and is tried again, or
+ * `replaced` for a waiting delivery a newer state of its task made unneeded (never sent).
+ */
+export type PushOutcome = 'delivered' | 'retried' | 'refused_url' | 'failed' | 'replaced';
 export type StoreKind = 'memory' | 'sqlite' | 'postgres' | 'other';
 
 /** What the layers report. Each call is a couple of number writes at most. */
@@ -28,6 +31,8 @@ export interface Metrics {
   replayServed(from: 'log' | 'snapshot'): void;
   pushDelivery(outcome: PushOutcome): void;
   pushAttemptDone(seconds: number): void;
+  /** A webhook origin's circuit breaker opened (true) or closed again (false). */
+  pushCircuitChanged(open: boolean): void;
   storeOpDone(store: StoreKind, operation: string, seconds: number): void;
   /** The shared (Redis) event log: an append mirrored, or a Stream read, and whether it worked. */
   eventLogOpDone(operation: 'append' | 'read', ok: boolean, seconds: number): void;
@@ -46,6 +51,7 @@ export const NO_METRICS: Metrics = {
   replayServed: noop,
   pushDelivery: noop,
   pushAttemptDone: noop,
+  pushCircuitChanged: noop,
   storeOpDone: noop,
   eventLogOpDone: noop,
   leaseOpDone: noop,
@@ -111,8 +117,10 @@ export function createMetrics(): ServerMetrics {
   const turns = new Buckets();
   const sse = { events: { n: 0 }, cut: { n: 0 } };
   const replays = tallies(['log', 'snapshot']);
-  const push = tallies(['delivered', 'retried', 'refused_url', 'failed']);
+  const push = tallies(['delivered', 'retried', 'refused_url', 'failed', 'replaced']);
   const pushAttempts = new Buckets();
+  /** Kept from the breakers' reports: the gauge needs no look into the dispatcher. */
+  const openCircuits = { n: 0 };
   const store = new Map<string, { labels: Labels; buckets: Buckets }>();
   /** The same series by store kind, then operation, for the hot path's look-up. */
   const storeSeries = new Map<string, Map<string, { labels: Labels; buckets: Buckets }>>();
@@ -192,7 +200,7 @@ export function createMetrics(): ServerMetrics {
       },
       {
         name: 'a2actor_push_deliveries_total',
-        help: 'Webhook deliveries by outcome; retried counts attempts that failed and were tried again.',
+        help: 'Webhook deliveries by outcome; retried counts attempts that failed and were tried again, replaced waiting deliveries a newer state made unneeded.',
         type: 'counter',
         series: counts(push, 'outcome'),
       },
@@ -204,6 +212,12 @@ export function createMetrics(): ServerMetrics {
       },
       { name: 'a2actor_push_in_flight', help: 'Webhook attempts in flight now.', type: 'gauge', series: one(g.pushInFlight) },
       { name: 'a2actor_push_queued', help: 'Webhook deliveries waiting now.', type: 'gauge', series: one(g.pushQueued) },
+      {
+        name: 'a2actor_push_circuits_open',
+        help: 'Webhook origins whose circuit breaker is open or half-open now.',
+        type: 'gauge',
+        series: one(openCircuits.n),
+      },
       {
         name: 'a2actor_store_operation_duration_seconds',
         help: 'Task store operations, by store kind and operation.',
@@ -270,6 +284,9 @@ export function createMetrics(): ServerMetrics {
     },
     pushAttemptDone(seconds) {
       pushAttempts.observe(seconds);
+    },
+    pushCircuitChanged(open) {
+      openCircuits.n = Math.max(0, openCircuits.n + (open ? 1 : -1));
     },
     storeOpDone(kind, operation, seconds) {
       // Keyed by kind, then operation: no key string built per store call.

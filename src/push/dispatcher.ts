@@ -11,9 +11,12 @@
  *
  * Order: the config lookups of one task are chained, so the transitions of a task reach each
  * worker in the order they happened even when the store answers out of order.
+ *
+ * Under load: each config's line is bounded (backlog.ts), callers share the global limit fairly
+ * (fair-slots.ts), and an origin that keeps failing is left alone for a while (circuit.ts).
+ * Every delivery enters through `enqueue` and leaves through `settled` or `replaced`.
  */
 import { setMaxListeners } from 'node:events';
-import PQueue from 'p-queue';
 import type { Settings } from '../config.js';
 import { errorFields, type Logger } from '../log.js';
 import type { Task } from '../a2a/schemas.js';
@@ -23,8 +26,10 @@ import { policyFromSettings } from './address-policy.js';
 import type { StoredPushConfig } from './configs.js';
 import { NO_METRICS, type Metrics } from '../observe/metrics.js';
 import { DeliveryWorker, type DeliveryDeps, type DeliveryJob } from './delivery.js';
+import { Circuits } from './circuit.js';
+import { FairSlots } from './fair-slots.js';
 import type { DeliveryOutbox } from './outbox.js';
-import { createWebhookClient, type WebhookClient } from './webhook-client.js';
+import { createWebhookClient, type PostOutcome, type WebhookClient } from './webhook-client.js';
 import { traceOf } from '../observe/turns.js';
 
 export type PushSettings = Pick<
@@ -37,6 +42,10 @@ export type PushSettings = Pick<
   | 'pushIdleTimeout'
   | 'pushAllowedHosts'
   | 'pushBlockedHosts'
+  | 'pushMaxConcurrentPerCaller'
+  | 'pushMaxQueuedPerConfig'
+  | 'pushCircuitFailures'
+  | 'pushCircuitCooldown'
 >;
 
 export interface PushDispatcherOptions {
@@ -88,7 +97,8 @@ export class PushDispatcher {
   private readonly stale = new Set<string>();
   /** New tasks given an inline config, until their first transition. */
   private readonly inline = new Set<string>();
-  private readonly limiter: PQueue;
+  private readonly slots: FairSlots;
+  private readonly circuits: Circuits;
   private readonly client: WebhookClient;
   private readonly shutdown = new AbortController();
   private readonly deps: DeliveryDeps;
@@ -98,20 +108,31 @@ export class PushDispatcher {
     // Every waiting or running delivery listens for shutdown: hundreds at once is normal here.
     setMaxListeners(0, this.shutdown.signal);
     const s = opts.settings;
-    this.limiter = new PQueue({ concurrency: s.pushMaxConcurrent });
+    const metrics = opts.metrics ?? NO_METRICS;
+    this.slots = new FairSlots(s.pushMaxConcurrent, s.pushMaxConcurrentPerCaller);
+    this.circuits = new Circuits({
+      failures: s.pushCircuitFailures,
+      cooldownMs: s.pushCircuitCooldown * 1000,
+      onChange: (webhook, open) => {
+        metrics.pushCircuitChanged(open);
+        if (open)
+          opts.logger.warn('push.circuit_opened', { webhook, failures: s.pushCircuitFailures, cooldownSeconds: s.pushCircuitCooldown });
+        else opts.logger.info('push.circuit_closed', { webhook });
+      },
+    });
     this.client = createWebhookClient({ policy: policyFromSettings(s), timeoutMs: s.pushTimeout * 1000 });
     this.deps = {
       client: this.client,
-      limiter: this.limiter,
+      slots: this.slots,
+      circuits: this.circuits,
+      events: { settled: (job, outcome) => this.settled(job, outcome), replaced: (dropped, by) => this.replaced(dropped, by) },
       logger: opts.logger,
       maxAttempts: s.pushMaxRetries,
       retryDelayMs: s.pushRetryDelay * 1000,
       idleTimeoutMs: s.pushIdleTimeout * 1000,
+      maxQueued: s.pushMaxQueuedPerConfig,
       shutdown: this.shutdown.signal,
-      metrics: opts.metrics ?? NO_METRICS,
-      finished: (job) => {
-        if (job.outboxId !== undefined) opts.outbox?.finished(job.outboxId);
-      },
+      metrics,
     };
   }
 
@@ -126,20 +147,24 @@ export class PushDispatcher {
     this.inline.add(taskId);
   }
 
-  /** The transition hook. Never throws and never waits: delivery must not affect the task. */
-  notify(task: Task): void {
+  /**
+   * The transition hook. Never throws and never waits: delivery must not affect the task.
+   * `owner`: the principal the task belongs to (with auth on), whose share of the slots its
+   * deliveries take.
+   */
+  notify(task: Task, owner?: string): void {
     if (this.closing) return;
     const pending = this.lookups.get(task.id);
     if (!pending) {
       const cached = this.known.get(task.id) ?? (this.isFirstTransitionOfNewTask(task) ? [] : undefined);
       if (cached) {
-        this.deliver(task, cached);
+        this.deliver(task, cached, owner);
         return;
       }
     }
     const previous = pending ?? Promise.resolve();
     const next = previous
-      .then(() => this.fanOut(task))
+      .then(() => this.fanOut(task, owner))
       .catch((err: unknown) => this.opts.logger.error('push.config_lookup_failed', { taskId: task.id, ...errorFields(err) }));
     this.lookups.set(task.id, next);
     void next.then(() => {
@@ -172,7 +197,7 @@ export class PushDispatcher {
     return entered?.timestamp === task.status.timestamp;
   }
 
-  private async fanOut(task: Task): Promise<void> {
+  private async fanOut(task: Task, owner: string | undefined): Promise<void> {
     this.inline.delete(task.id);
     let configs = this.known.get(task.id);
     if (!configs) {
@@ -180,10 +205,10 @@ export class PushDispatcher {
       if (this.stale.delete(task.id)) this.known.delete(task.id);
       else this.known.set(task.id, configs);
     }
-    this.deliver(task, configs);
+    this.deliver(task, configs, owner);
   }
 
-  private deliver(task: Task, configs: StoredPushConfig[]): void {
+  private deliver(task: Task, configs: StoredPushConfig[], owner?: string): void {
     const state = task.status.state;
     // The turn ends here: the next turn may run on another replica, so read configs afresh then.
     if (isTerminalState(state) || state === 'input-required' || state === 'auth-required') this.known.delete(task.id);
@@ -208,17 +233,38 @@ export class PushDispatcher {
         state,
         terminal: isTerminalState(state),
         request: { url: config.url, body, contentType, token: config.token, authorization: authorizationOf(config) },
+        owner,
         trace: traceOf(task),
       };
       if (this.opts.outbox) job.outboxId = this.opts.outbox.add(job);
-      this.workerFor(task.id, config.id).enqueue(job);
+      this.enqueue(job);
     }
+  }
+
+  /** Every delivery enters here: into its config's line, behind the deliveries already there. */
+  enqueue(job: DeliveryJob): void {
+    if (this.shutdown.signal.aborted) return;
+    this.workerFor(job.taskId, job.configId).enqueue(job);
   }
 
   /** Start-up: the deliveries a stopped process left in the outbox go out before any new one. */
   resumeRecorded(): Promise<number> {
-    const enqueue = (job: DeliveryJob) => this.workerFor(job.taskId, job.configId).enqueue(job);
-    return this.opts.outbox?.resume(enqueue, this.shutdown.signal) ?? Promise.resolve(0);
+    return this.opts.outbox?.resume((job) => this.enqueue(job), this.shutdown.signal) ?? Promise.resolve(0);
+  }
+
+  /**
+   * Every delivery that was tried ends here, once: delivered, failed for good, refused or
+   * aborted. Outcomes are already counted and logged per attempt (delivery.ts); here the
+   * outbox's record of it is marked done, unless a stop cut it off: a restart sends it again.
+   */
+  private settled(job: DeliveryJob, outcome: PostOutcome): void {
+    if (outcome.kind !== 'aborted' && job.outboxId !== undefined) this.opts.outbox?.finished(job.outboxId);
+  }
+
+  /** `dropped` will never be sent: `by`, a newer state of its task for the same config, replaces it. */
+  private replaced(dropped: DeliveryJob, _by: DeliveryJob): void {
+    this.deps.metrics.pushDelivery('replaced');
+    if (dropped.outboxId !== undefined) this.opts.outbox?.finished(dropped.outboxId);
   }
 
   private workerFor(taskId: string, configId: string): DeliveryWorker {
@@ -257,7 +303,12 @@ export class PushDispatcher {
   stats(): PushStats {
     let queued = 0;
     for (const worker of this.workers.values()) queued += worker.backlog;
-    return { workers: this.workers.size, queued, inFlight: this.limiter.pending, cachedTasks: this.known.size };
+    return {
+      workers: this.workers.size,
+      queued,
+      inFlight: this.slots.inUse,
+      cachedTasks: this.known.size,
+    };
   }
 
   /**
@@ -291,7 +342,7 @@ export class PushDispatcher {
     this.known.clear();
     this.stale.clear();
     this.inline.clear();
-    this.limiter.clear();
+    this.circuits.stop();
     await this.opts.outbox?.close().catch((err: unknown) => this.opts.logger.error('push.outbox_close_failed', errorFields(err)));
     if (result === 'drained') await this.client.close();
     else await this.client.destroy();

@@ -79,7 +79,10 @@ export function runtimeStage(
       delivery.registeredInline(taskId);
       await push.configs.set(taskId, config);
     });
-    service.onTransition((task) => delivery.notify(task), { handledWithoutCopy: (task) => delivery.handledWithoutCopy(task) });
+    // The task is live while its transitions are told: its owner decides whose share it takes.
+    service.onTransition((task) => delivery.notify(task, service.liveTask(task.id)?.owner), {
+      handledWithoutCopy: (task) => delivery.handledWithoutCopy(task),
+    });
   }
   return service;
 }

@@ -21,6 +21,8 @@ const replica = () =>
     SERVICE_PUSH_ALLOWED_HOSTS: '127.0.0.1',
     SERVICE_PUSH_MAX_RETRIES: '1000',
     SERVICE_PUSH_RETRY_DELAY: '0.05',
+    // No circuit opens, so no newer state replaces an older one: every state is counted.
+    SERVICE_PUSH_CIRCUIT_FAILURES: '1000000',
   });
 
 const STATES = ['working', 'input-required', 'working', 'completed'];

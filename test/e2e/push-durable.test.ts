@@ -25,6 +25,9 @@ const PUSH_ENV = {
   SERVICE_PUSH_ALLOWED_HOSTS: '127.0.0.1',
   SERVICE_PUSH_MAX_RETRIES: '1000',
   SERVICE_PUSH_RETRY_DELAY: '0.05',
+  // No circuit opens: an open circuit lets a newer state replace older ones waiting (backlog.ts),
+  // and this test counts every state; push-fairness.test.ts tests the replacing.
+  SERVICE_PUSH_CIRCUIT_FAILURES: '1000000',
   // Queued deliveries are not waited for: SIGTERM leaves them queued.
   SERVICE_SHUTDOWN_GRACE: '0.5',
   // After kill -9, PostgreSQL rows are free once the dead process's lease has passed.

@@ -25,7 +25,8 @@ describe('push under load', () => {
         return { status: 200, delayMs: 10 };
       },
     });
-    server = await startServer({ pushAllowHttp: true, pushAllowedHosts: ['127.0.0.1'] });
+    // One receiver (one origin, no auth: one caller) may take the whole limit: the global cap is what is tested here.
+    server = await startServer({ pushAllowHttp: true, pushAllowedHosts: ['127.0.0.1'], pushMaxConcurrentPerCaller: LIMIT });
   });
   afterAll(async () => {
     doors.open();

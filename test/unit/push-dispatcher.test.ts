@@ -21,6 +21,10 @@ const SETTINGS: PushSettings = {
   pushIdleTimeout: 5,
   pushAllowedHosts: ['127.0.0.1'],
   pushBlockedHosts: [],
+  pushMaxConcurrentPerCaller: 50,
+  pushMaxQueuedPerConfig: 20,
+  pushCircuitFailures: 5,
+  pushCircuitCooldown: 15,
 };
 
 let transitionClock = Date.parse('2026-01-01T00:00:00.000Z');
@@ -121,5 +125,32 @@ describe('PushDispatcher', () => {
     dispatcher.notify(taskIn('t4', ['submitted', 'working']));
     await dispatcher.drained('t4', 1000);
     expect(lookups()).toBe(1);
+  });
+
+  it("each owner holds at most its share of the slots; without auth the webhook's origin is the share", async () => {
+    const held = gate();
+    const rx = await receiver(async () => {
+      await held.wait;
+      return { status: 200 };
+    });
+    const configsOf = (task: string) => Array.from({ length: 5 }, (_, i) => ({ id: `${task}-${i}`, url: `${rx.url}/${i}` }));
+    const { dispatcher } = await setUp(
+      { ta: configsOf('ta'), tb: configsOf('tb'), tc: configsOf('tc') },
+      { ...SETTINGS, pushMaxConcurrentPerCaller: 2 },
+    );
+    for (const id of ['ta', 'tb', 'tc']) dispatcher.registeredInline(id);
+    dispatcher.notify(taskIn('ta', ['submitted', 'working']), 'alice');
+    await eventually(() => (rx.inFlight === 2 ? true : undefined));
+    dispatcher.notify(taskIn('tb', ['submitted', 'working']), 'bob');
+    await eventually(() => (rx.inFlight === 4 ? true : undefined));
+    dispatcher.notify(taskIn('tc', ['submitted', 'working']));
+    await eventually(() => (rx.inFlight === 6 ? true : undefined));
+    // Give an over-share attempt every chance to show up (bounded wait, no timing assertion).
+    await new Promise((r) => setTimeout(r, 100));
+    expect(rx.inFlight).toBe(6);
+    expect(dispatcher.stats()).toMatchObject({ inFlight: 6, queued: 15 });
+    held.open();
+    for (const id of ['ta', 'tb', 'tc']) await dispatcher.drained(id, 5000);
+    expect(rx.received).toHaveLength(15);
   });
 });
