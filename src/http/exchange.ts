@@ -7,7 +7,7 @@
 import { errorFields, type Logger } from '../log.js';
 import { a2aError, type A2AError } from '../a2a/errors.js';
 import { restError, type Reply } from '../protocol/reply.js';
-import { earlyErrorReply, type ProtocolRequest } from '../protocol/router.js';
+import { earlyErrorReply, type HeadVerdict, type ProtocolRequest, type RequestHead } from '../protocol/router.js';
 import { baseUrlOf } from '../protocol/card.js';
 import { SseWriter, type SseLimits, type SseShared } from './sse.js';
 import { SseCork } from './sse-cork.js';
@@ -40,6 +40,11 @@ export interface RawRoute {
 export interface ExchangeOptions {
   maxBodyBytes: number;
   route: (req: ProtocolRequest) => Promise<Reply>;
+  /**
+   * Asked before a body is read: a refusal is answered with the body unread (and the connection
+   * closed), a caller is handed on with the request. Absent or undefined: the body is read.
+   */
+  admitHead?: (head: RequestHead) => HeadVerdict | Promise<HeadVerdict> | undefined;
   rawRoutes?: RawRoute[];
   sse: SseLimits & { heartbeatMs: number };
   logger: Logger;
@@ -132,6 +137,11 @@ export function bodyCollector(max: number, done: (body: Buffer) => void, over: (
   };
 }
 
+const EMPTY_BODY = Buffer.alloc(0);
+
+/** A refused request's body up to this size is read (and dropped) rather than cut off. */
+const SMALL_BODY_BYTES = 64 * 1024;
+
 const tooLarge = (max: number): A2AError => a2aError('payloadTooLarge', `the limit is ${max} bytes`);
 
 /**
@@ -179,6 +189,8 @@ class RoutedRequest implements ProtocolRequest {
     readonly body: Buffer,
     private readonly fallbackHost: string,
     private readonly mountPath: string | undefined,
+    readonly repeatedHeaders: readonly string[] | undefined,
+    readonly verdict: HeadVerdict | undefined,
   ) {}
 
   get baseUrl(): string {
@@ -215,14 +227,15 @@ export function createExchange(opts: ExchangeOptions, fallbackHost: string) {
     });
   };
 
-  const writeReply = (res: WireResponse, state: RequestState, reply: Reply): void => {
+  /** `close`: the connection is closed after the answer (its request's body was left unread). */
+  const writeReply = (res: WireResponse, state: RequestState, reply: Reply, close = false): void => {
     if (state.aborted) {
       // The client left while the stream was being set up: nothing will read the feed.
       if (reply.kind === 'stream') reply.feed.cancel();
       return;
     }
     if (reply.kind === 'json' || reply.kind === 'empty') {
-      writeSimple(res, state.head, reply);
+      writeSimple(res, state.head, reply, close);
       return;
     }
     if (state.head) {
@@ -312,10 +325,11 @@ export function createExchange(opts: ExchangeOptions, fallbackHost: string) {
     };
     // One `then` with both handlers (a failed write caught here): `then(...).catch(...)` cost
     // every request a second promise and a microtask hop.
-    const dispatch = (body: Buffer): void => {
-      opts.route(new RoutedRequest(method, path, query, headers, body, fallbackHost, req.mountPath)).then((reply) => {
+    const dispatch = (body: Buffer, verdict?: HeadVerdict, close?: boolean): void => {
+      const routed = new RoutedRequest(method, path, query, headers, body, fallbackHost, req.mountPath, req.repeatedHeaders, verdict);
+      opts.route(routed).then((reply) => {
         try {
-          writeReply(res, state, reply);
+          writeReply(res, state, reply, close);
         } catch (err) {
           failed(err);
         }
@@ -328,10 +342,41 @@ export function createExchange(opts: ExchangeOptions, fallbackHost: string) {
       return;
     }
     if ((method === 'GET' || method === 'DELETE' || declared === 0) && headers['transfer-encoding'] === undefined) {
-      dispatch(Buffer.alloc(0));
+      dispatch(EMPTY_BODY);
       return;
     }
-    req.readBody(opts.maxBodyBytes, dispatch, () => refuse(res, state, { method, path }, tooLarge(opts.maxBodyBytes), true));
+    const readBody = (verdict: HeadVerdict | undefined): void => {
+      // Refused from the headers: answered (through the router, so it is observed like any
+      // refusal) with the body unread, and the connection closed rather than read to its end.
+      // A small body is read instead (it only names the request in the answer and the metrics),
+      // so the connection stays usable and the client, still sending, is not cut off.
+      if (verdict?.refusal) {
+        const small = headers['transfer-encoding'] === undefined && declared <= SMALL_BODY_BYTES;
+        if (small)
+          req.readBody(
+            SMALL_BODY_BYTES,
+            (body) => dispatch(body, verdict),
+            () => dispatch(EMPTY_BODY, verdict, true),
+          );
+        else dispatch(EMPTY_BODY, verdict, true);
+        return;
+      }
+      req.readBody(
+        opts.maxBodyBytes,
+        (body) => dispatch(body, verdict),
+        () => refuse(res, state, { method, path }, tooLarge(opts.maxBodyBytes), true),
+      );
+    };
+    // Who is calling is settled from the headers before a byte of the body is buffered.
+    const verdict = opts.admitHead?.({ method, path, headers, repeatedHeaders: req.repeatedHeaders });
+    if (!(verdict instanceof Promise)) {
+      readBody(verdict);
+      return;
+    }
+    req.holdBody();
+    verdict.then((settled) => {
+      if (!state.aborted) readBody(settled);
+    }, failed);
   };
 
   /** A request handler must never throw into the front end: that could end the process. */
