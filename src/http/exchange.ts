@@ -4,11 +4,13 @@
  * node:http) only adapts its request and response to the two small interfaces below; the
  * response interface is uWS's own shape, which node:http is fitted to (node-server.ts).
  */
+import { performance } from 'node:perf_hooks';
 import { errorFields, type Logger } from '../log.js';
-import { a2aError, type A2AError } from '../a2a/errors.js';
+import { A2AError, a2aError, ERRORS } from '../a2a/errors.js';
 import { restError, type Reply } from '../protocol/reply.js';
 import { earlyErrorReply, type HeadVerdict, type ProtocolRequest, type RequestHead } from '../protocol/router.js';
 import { baseUrlOf } from '../protocol/card.js';
+import { ANONYMOUS, BodyBudget, NO_PLACE, SMALL_BODY_BYTES, type BodyBudgetLimits } from './body-budget.js';
 import { SseWriter, type SseLimits, type SseShared } from './sse.js';
 import { SseCork } from './sse-cork.js';
 import { Heartbeat } from './sse-heartbeat.js';
@@ -39,6 +41,8 @@ export interface RawRoute {
 
 export interface ExchangeOptions {
   maxBodyBytes: number;
+  /** How much large-body reading and parsing runs at once (body-budget.ts); absent: no limit. */
+  bodyBudget?: BodyBudgetLimits;
   route: (req: ProtocolRequest) => Promise<Reply>;
   /**
    * Asked before a body is read: a refusal is answered with the body unread (and the connection
@@ -110,6 +114,8 @@ interface RequestState {
   /** A HEAD request: every answer goes out without its body. */
   head: boolean;
   onAbort?: () => void;
+  /** Gives back the body's place in the budget (body-budget.ts), if it holds or waits for one. */
+  leaveBudget?: () => void;
 }
 
 /**
@@ -139,10 +145,12 @@ export function bodyCollector(max: number, done: (body: Buffer) => void, over: (
 
 const EMPTY_BODY = Buffer.alloc(0);
 
-/** A refused request's body up to this size is read (and dropped) rather than cut off. */
-const SMALL_BODY_BYTES = 64 * 1024;
-
 const tooLarge = (max: number): A2AError => a2aError('payloadTooLarge', `the limit is ${max} bytes`);
+
+const budgetFull = (maxWaiting: number): A2AError =>
+  new A2AError(ERRORS.unavailable, `${maxWaiting} large request bodies are already waiting (SERVICE_BODY_QUEUE); retry later`, undefined, {
+    'Retry-After': '1',
+  });
 
 /**
  * Request framing we refuse rather than guess about (RFC 9112 §6.3): a repeated or malformed
@@ -201,6 +209,7 @@ class RoutedRequest implements ProtocolRequest {
 /** The request handling both front ends share; `streams` are the open SSE answers. */
 export function createExchange(opts: ExchangeOptions, fallbackHost: string) {
   const streams = new Set<SseWriter>();
+  const budget = opts.bodyBudget ? new BodyBudget(opts.bodyBudget) : undefined;
   const sse: SseShared = {
     limits: opts.sse,
     heartbeat: new Heartbeat(opts.sse.heartbeatMs),
@@ -283,6 +292,7 @@ export function createExchange(opts: ExchangeOptions, fallbackHost: string) {
     const state: RequestState = { aborted: false, head: false };
     res.onAborted(() => {
       state.aborted = true;
+      state.leaveBudget?.();
       state.onAbort?.();
     });
     // HEAD is GET without the body (RFC 9110 §9.3.2): routed as GET, answered with headers only.
@@ -345,6 +355,32 @@ export function createExchange(opts: ExchangeOptions, fallbackHost: string) {
       dispatch(EMPTY_BODY);
       return;
     }
+    const readNow = (verdict: HeadVerdict | undefined, leave: () => void): void => {
+      if (state.aborted) return;
+      const over = (): void => {
+        leave();
+        refuse(res, state, { method, path }, tooLarge(opts.maxBodyBytes), true);
+      };
+      req.readBody(
+        opts.maxBodyBytes,
+        (body) => {
+          if (leave === NO_PLACE) {
+            dispatch(body, verdict);
+            return;
+          }
+          const parsing = performance.now();
+          dispatch(body, verdict);
+          // Parsed and handed on (the router parses before its first await). Parsing held the
+          // loop; the next large body waits as long again, so large bodies never hold it more
+          // than half the time and the requests queued behind this one are served first.
+          const spent = performance.now() - parsing;
+          if (spent < 1) leave();
+          else setTimeout(leave, spent).unref();
+        },
+        over,
+      );
+    };
+    let held = false;
     const readBody = (verdict: HeadVerdict | undefined): void => {
       // Refused from the headers: answered (through the router, so it is observed like any
       // refusal) with the body unread, and the connection closed rather than read to its end.
@@ -361,11 +397,25 @@ export function createExchange(opts: ExchangeOptions, fallbackHost: string) {
         else dispatch(EMPTY_BODY, verdict, true);
         return;
       }
-      req.readBody(
-        opts.maxBodyBytes,
-        (body) => dispatch(body, verdict),
-        () => refuse(res, state, { method, path }, tooLarge(opts.maxBodyBytes), true),
+      if (!budget) {
+        readNow(verdict, NO_PLACE);
+        return;
+      }
+      // A chunked body's size is known only once read: it waits as the largest would.
+      const bytes = headers['transfer-encoding'] === undefined ? declared : opts.maxBodyBytes;
+      let started = false;
+      const full = (): void => refuse(res, state, { method, path }, budgetFull(opts.bodyBudget?.maxWaiting ?? 0), true);
+      state.leaveBudget = budget.join(
+        bytes,
+        verdict?.caller?.principal.id ?? ANONYMOUS,
+        (leave) => {
+          started = true;
+          readNow(verdict, leave);
+        },
+        full,
       );
+      // Waiting for its turn: the socket is not read meanwhile.
+      if (!started && !held && !state.aborted) req.holdBody();
     };
     // Who is calling is settled from the headers before a byte of the body is buffered.
     const verdict = opts.admitHead?.({ method, path, headers, repeatedHeaders: req.repeatedHeaders });
@@ -374,6 +424,7 @@ export function createExchange(opts: ExchangeOptions, fallbackHost: string) {
       return;
     }
     req.holdBody();
+    held = true;
     verdict.then((settled) => {
       if (!state.aborted) readBody(settled);
     }, failed);
