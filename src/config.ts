@@ -76,6 +76,11 @@ export const SettingsSchema = z.object({
     .default(16 * 1024 * 1024),
   /** Large bodies that may wait for the body budget; past it a new one is refused (503, Retry-After). */
   bodyQueue: z.coerce.number().int().min(0).default(64),
+  /**
+   * Seconds a large body may take to arrive once its turn in the body budget has come; then 503
+   * with Retry-After (a body trickled in would hold its place for ever).
+   */
+  bodyReadTimeout: num.positive().default(10),
   blockingTimeout: num.positive().default(30),
   cancelForceTimeout: num.positive().default(10),
   /** How long a cancel call waits for a cooperative handler to land in `canceled`. */

@@ -8,7 +8,8 @@
  * own large bodies in flight leave it room in half the budget, so that one caller never holds it
  * all. Waiting bodies are served caller by caller in turn (anonymous callers share one turn: they
  * cannot be told apart); while one waits its socket is not read. A body counts until its request
- * has been parsed and handed on. Past `maxWaiting` waiting bodies, a new one is refused.
+ * has been parsed and handed on. Past `maxWaiting` waiting bodies, a new one is refused; the
+ * exchange refuses one that does not arrive within `readTimeoutMs` of its turn.
  */
 
 export interface BodyBudgetLimits {
@@ -16,6 +17,8 @@ export interface BodyBudgetLimits {
   budgetBytes: number;
   /** Large bodies that may wait for their turn (SERVICE_BODY_QUEUE). */
   maxWaiting: number;
+  /** How long a large body may take to arrive once its turn has come (SERVICE_BODY_READ_TIMEOUT). */
+  readTimeoutMs: number;
 }
 
 /** Bodies up to this size are never held back: a health probe or a small send never waits. */

@@ -147,6 +147,14 @@ const EMPTY_BODY = Buffer.alloc(0);
 
 const tooLarge = (max: number): A2AError => a2aError('payloadTooLarge', `the limit is ${max} bytes`);
 
+const bodyLate = (readTimeoutMs: number): A2AError =>
+  new A2AError(
+    ERRORS.unavailable,
+    `a large request body must arrive within ${readTimeoutMs / 1000} s of its turn (SERVICE_BODY_READ_TIMEOUT)`,
+    undefined,
+    { 'Retry-After': '1' },
+  );
+
 const budgetFull = (maxWaiting: number): A2AError =>
   new A2AError(ERRORS.unavailable, `${maxWaiting} large request bodies are already waiting (SERVICE_BODY_QUEUE); retry later`, undefined, {
     'Retry-After': '1',
@@ -357,7 +365,16 @@ export function createExchange(opts: ExchangeOptions, fallbackHost: string) {
     }
     const readNow = (verdict: HeadVerdict | undefined, leave: () => void): void => {
       if (state.aborted) return;
+      // A body holding a place must arrive in time: one trickled in would hold it for ever.
+      const late =
+        leave === NO_PLACE || !opts.bodyBudget
+          ? undefined
+          : setTimeout(() => {
+              leave();
+              refuse(res, state, { method, path }, bodyLate(opts.bodyBudget?.readTimeoutMs ?? 0), true);
+            }, opts.bodyBudget.readTimeoutMs).unref();
       const over = (): void => {
+        clearTimeout(late);
         leave();
         refuse(res, state, { method, path }, tooLarge(opts.maxBodyBytes), true);
       };
@@ -366,6 +383,11 @@ export function createExchange(opts: ExchangeOptions, fallbackHost: string) {
         (body) => {
           if (leave === NO_PLACE) {
             dispatch(body, verdict);
+            return;
+          }
+          clearTimeout(late);
+          if (state.aborted) {
+            leave();
             return;
           }
           const parsing = performance.now();

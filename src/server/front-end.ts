@@ -107,7 +107,7 @@ export async function frontEndStage(inputs: FrontEndInputs): Promise<FrontEndSta
     host: settings.host,
     port: settings.port,
     maxBodyBytes: settings.maxBodyBytes,
-    bodyBudget: { budgetBytes: settings.bodyBudgetBytes, maxWaiting: settings.bodyQueue },
+    bodyBudget: { budgetBytes: settings.bodyBudgetBytes, maxWaiting: settings.bodyQueue, readTimeoutMs: settings.bodyReadTimeout * 1000 },
     route: inputs.route,
     ...(inputs.admitHead ? { admitHead: inputs.admitHead } : {}),
     rawRoutes: [...(renderMetrics && metricsPort === undefined ? [metricsRoute(renderMetrics)] : []), ...inputs.rawRoutes],

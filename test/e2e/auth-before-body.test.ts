@@ -252,13 +252,14 @@ describe.each(FRONT_ENDS)('large bodies do not starve other callers on %s', (fro
   }, 20_000);
 });
 
-describe('the body budget refuses a large body past its queue with 503 and Retry-After', () => {
+describe('the body budget refuses with 503 and Retry-After what would hold it up', () => {
   let server: TestServer;
   beforeAll(async () => {
     server = await startServer({
       agent: (await import('../../examples/auth-agent.js')).default,
       bodyBudgetBytes: 64 * 1024,
       bodyQueue: 0,
+      bodyReadTimeout: 1,
       ...(TEST_FRONT_END ? { frontEnd: TEST_FRONT_END } : {}),
     });
   });
@@ -293,5 +294,28 @@ describe('the body budget refuses a large body past its queue with 503 and Retry
     socket.destroy();
     expect(statusOf(aliceAnswer)).toBe(200);
     expect(aliceAnswer).toContain('"result"');
+  });
+
+  it('a large body trickled in loses its place after SERVICE_BODY_READ_TIMEOUT, and the next one is served', async () => {
+    const body = sendBody('c'.repeat(200_000));
+    const { hostname, port } = new URL(server.url);
+    const socket = net.connect(Number(port), hostname);
+    let answer = '';
+    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    socket.on('data', (d: Buffer) => {
+      answer += d.toString('latin1');
+    });
+    socket.on('error', () => {});
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    socket.write(rawPost('/', { Authorization: 'Bearer alice-token' }, '', Buffer.byteLength(body)) + body.slice(0, 1000));
+    const trickle = setInterval(() => socket.write(' '), 200);
+    await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 5000))]);
+    clearInterval(trickle);
+    socket.destroy();
+    expect(statusOf(answer)).toBe(503);
+    expect(answer).toContain('SERVICE_BODY_READ_TIMEOUT');
+    const next = await oneAnswer(server.url, rawPost('/', { Authorization: 'Bearer bob-token' }, sendBody('d'.repeat(200_000))));
+    expect(statusOf(next)).toBe(200);
+    expect(next).toContain('"result"');
   });
 });

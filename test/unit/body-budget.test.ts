@@ -22,7 +22,7 @@ function joiner(budget: BodyBudget, started: string[]) {
 describe('the body budget', () => {
   it('lets small bodies through at once, uncounted, however full it is', () => {
     const started: string[] = [];
-    const join = joiner(new BodyBudget({ budgetBytes: MB, maxWaiting: 0 }), started);
+    const join = joiner(new BodyBudget({ budgetBytes: MB, maxWaiting: 0, readTimeoutMs: 1000 }), started);
     join('big', MB, 'alice');
     join('small', SMALL_BODY_BYTES, 'bob');
     expect(started).toEqual(['big', 'small']);
@@ -30,14 +30,14 @@ describe('the body budget', () => {
 
   it('always lets one large body go, even one larger than the budget', () => {
     const started: string[] = [];
-    const join = joiner(new BodyBudget({ budgetBytes: MB, maxWaiting: 4 }), started);
+    const join = joiner(new BodyBudget({ budgetBytes: MB, maxWaiting: 4, readTimeoutMs: 1000 }), started);
     join('huge', 10 * MB, 'alice');
     expect(started).toEqual(['huge']);
   });
 
   it('serves waiting callers in turn, not in arrival order, and never gives one caller more than half', () => {
     const started: string[] = [];
-    const join = joiner(new BodyBudget({ budgetBytes: 16 * MB, maxWaiting: 10 }), started);
+    const join = joiner(new BodyBudget({ budgetBytes: 16 * MB, maxWaiting: 10, readTimeoutMs: 1000 }), started);
     const first = join('bob-1', 6 * MB, 'bob');
     join('bob-2', 6 * MB, 'bob'); // bob would hold 12 of 16 MB: past his half
     join('bob-3', 6 * MB, 'bob');
@@ -49,7 +49,7 @@ describe('the body budget', () => {
 
   it('a body that leaves while waiting gives up its turn; leaving twice changes nothing', () => {
     const started: string[] = [];
-    const budget = new BodyBudget({ budgetBytes: 10 * MB, maxWaiting: 10 });
+    const budget = new BodyBudget({ budgetBytes: 10 * MB, maxWaiting: 10, readTimeoutMs: 1000 });
     const join = joiner(budget, started);
     const a = join('a', 8 * MB, ANONYMOUS);
     const b = join('b', 8 * MB, ANONYMOUS);
@@ -63,7 +63,7 @@ describe('the body budget', () => {
 
   it('refuses a large body when too many wait already', () => {
     const started: string[] = [];
-    const join = joiner(new BodyBudget({ budgetBytes: MB, maxWaiting: 1 }), started);
+    const join = joiner(new BodyBudget({ budgetBytes: MB, maxWaiting: 1, readTimeoutMs: 1000 }), started);
     join('a', MB, 'alice');
     const b = join('b', MB, 'bob');
     const c = join('c', MB, 'carol');
