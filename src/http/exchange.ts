@@ -4,13 +4,13 @@
  * node:http) only adapts its request and response to the two small interfaces below; the
  * response interface is uWS's own shape, which node:http is fitted to (node-server.ts).
  */
-import { performance } from 'node:perf_hooks';
 import { errorFields, type Logger } from '../log.js';
-import { A2AError, a2aError, ERRORS } from '../a2a/errors.js';
+import { a2aError, type A2AError } from '../a2a/errors.js';
 import { restError, type Reply } from '../protocol/reply.js';
 import { earlyErrorReply, type HeadVerdict, type ProtocolRequest, type RequestHead } from '../protocol/router.js';
 import { baseUrlOf } from '../protocol/card.js';
-import { ANONYMOUS, BodyBudget, NO_PLACE, SMALL_BODY_BYTES, type BodyBudgetLimits } from './body-budget.js';
+import type { BodyBudgetLimits } from './body-budget.js';
+import { createBodyIntake, tooLarge } from './body-intake.js';
 import { SseWriter, type SseLimits, type SseShared } from './sse.js';
 import { SseCork } from './sse-cork.js';
 import { Heartbeat } from './sse-heartbeat.js';
@@ -114,7 +114,7 @@ interface RequestState {
   /** A HEAD request: every answer goes out without its body. */
   head: boolean;
   onAbort?: () => void;
-  /** Gives back the body's place in the budget (body-budget.ts), if it holds or waits for one. */
+  /** Gives back the body's place in the body budget, if it holds or waits for one (body-intake.ts). */
   leaveBudget?: () => void;
 }
 
@@ -144,21 +144,6 @@ export function bodyCollector(max: number, done: (body: Buffer) => void, over: (
 }
 
 const EMPTY_BODY = Buffer.alloc(0);
-
-const tooLarge = (max: number): A2AError => a2aError('payloadTooLarge', `the limit is ${max} bytes`);
-
-const bodyLate = (readTimeoutMs: number): A2AError =>
-  new A2AError(
-    ERRORS.unavailable,
-    `a large request body must arrive within ${readTimeoutMs / 1000} s of its turn (SERVICE_BODY_READ_TIMEOUT)`,
-    undefined,
-    { 'Retry-After': '1' },
-  );
-
-const budgetFull = (maxWaiting: number): A2AError =>
-  new A2AError(ERRORS.unavailable, `${maxWaiting} large request bodies are already waiting (SERVICE_BODY_QUEUE); retry later`, undefined, {
-    'Retry-After': '1',
-  });
 
 /**
  * Request framing we refuse rather than guess about (RFC 9112 §6.3): a repeated or malformed
@@ -217,7 +202,7 @@ class RoutedRequest implements ProtocolRequest {
 /** The request handling both front ends share; `streams` are the open SSE answers. */
 export function createExchange(opts: ExchangeOptions, fallbackHost: string) {
   const streams = new Set<SseWriter>();
-  const budget = opts.bodyBudget ? new BodyBudget(opts.bodyBudget) : undefined;
+  const intake = createBodyIntake(opts);
   const sse: SseShared = {
     limits: opts.sse,
     heartbeat: new Heartbeat(opts.sse.heartbeatMs),
@@ -363,93 +348,14 @@ export function createExchange(opts: ExchangeOptions, fallbackHost: string) {
       dispatch(EMPTY_BODY);
       return;
     }
-    const readNow = (verdict: HeadVerdict | undefined, leave: () => void): void => {
-      if (state.aborted) return;
-      // A body holding a place must arrive in time: one trickled in would hold it for ever.
-      const late =
-        leave === NO_PLACE || !opts.bodyBudget
-          ? undefined
-          : setTimeout(() => {
-              leave();
-              refuse(res, state, { method, path }, bodyLate(opts.bodyBudget?.readTimeoutMs ?? 0), true);
-            }, opts.bodyBudget.readTimeoutMs).unref();
-      const over = (): void => {
-        clearTimeout(late);
-        leave();
-        refuse(res, state, { method, path }, tooLarge(opts.maxBodyBytes), true);
-      };
-      req.readBody(
-        opts.maxBodyBytes,
-        (body) => {
-          if (leave === NO_PLACE) {
-            dispatch(body, verdict);
-            return;
-          }
-          clearTimeout(late);
-          if (state.aborted) {
-            leave();
-            return;
-          }
-          const parsing = performance.now();
-          dispatch(body, verdict);
-          // Parsed and handed on (the router parses before its first await). Parsing held the
-          // loop; the next large body waits as long again, so large bodies never hold it more
-          // than half the time and the requests queued behind this one are served first.
-          const spent = performance.now() - parsing;
-          if (spent < 1) leave();
-          else setTimeout(leave, spent).unref();
-        },
-        over,
-      );
-    };
-    let held = false;
-    const readBody = (verdict: HeadVerdict | undefined): void => {
-      // Refused from the headers: answered (through the router, so it is observed like any
-      // refusal) with the body unread, and the connection closed rather than read to its end.
-      // A small body is read instead (it only names the request in the answer and the metrics),
-      // so the connection stays usable and the client, still sending, is not cut off.
-      if (verdict?.refusal) {
-        const small = headers['transfer-encoding'] === undefined && declared <= SMALL_BODY_BYTES;
-        if (small)
-          req.readBody(
-            SMALL_BODY_BYTES,
-            (body) => dispatch(body, verdict),
-            () => dispatch(EMPTY_BODY, verdict, true),
-          );
-        else dispatch(EMPTY_BODY, verdict, true);
-        return;
-      }
-      if (!budget) {
-        readNow(verdict, NO_PLACE);
-        return;
-      }
-      // A chunked body's size is known only once read: it waits as the largest would.
-      const bytes = headers['transfer-encoding'] === undefined ? declared : opts.maxBodyBytes;
-      let started = false;
-      const full = (): void => refuse(res, state, { method, path }, budgetFull(opts.bodyBudget?.maxWaiting ?? 0), true);
-      state.leaveBudget = budget.join(
-        bytes,
-        verdict?.caller?.principal.id ?? ANONYMOUS,
-        (leave) => {
-          started = true;
-          readNow(verdict, leave);
-        },
-        full,
-      );
-      // Waiting for its turn: the socket is not read meanwhile.
-      if (!started && !held && !state.aborted) req.holdBody();
-    };
-    // Who is calling is settled from the headers before a byte of the body is buffered.
-    const verdict = opts.admitHead?.({ method, path, headers, repeatedHeaders: req.repeatedHeaders });
-    if (!(verdict instanceof Promise)) {
-      readBody(verdict);
-      return;
-    }
-    req.holdBody();
-    held = true;
-    verdict.then((settled) => {
-      if (!state.aborted) readBody(settled);
-    }, failed);
+    state.leaveBudget = intake.take({
+      wire: req,
+      head: { method, path, headers, repeatedHeaders: req.repeatedHeaders },
+      settled: () => state.aborted,
+      dispatch,
+      refuse: (err) => refuse(res, state, { method, path }, err, true),
+      failed,
+    });
   };
 
   /** A request handler must never throw into the front end: that could end the process. */
