@@ -63,6 +63,24 @@ export const SettingsSchema = z.object({
     .default(10 * 1024 * 1024),
   /** Levels free-form client JSON (metadata, data parts) may nest (README "Security notes"). */
   maxJsonDepth: z.coerce.number().int().min(1).max(1000).default(64),
+  /**
+   * Bytes of large request bodies (over 64 KiB) read and parsed at once, server-wide: parsing
+   * holds the event loop, so a few callers looping large bodies would stall everyone else. A
+   * large body past it waits, its socket unread; one caller may use half of it; one body may
+   * always go when none is in flight. Small bodies never wait.
+   */
+  bodyBudgetBytes: z.coerce
+    .number()
+    .int()
+    .min(64 * 1024)
+    .default(16 * 1024 * 1024),
+  /** Large bodies that may wait for the body budget; past it a new one is refused (503, Retry-After). */
+  bodyQueue: z.coerce.number().int().min(0).default(64),
+  /**
+   * Seconds a large body may take to arrive once its turn in the body budget has come; then 503
+   * with Retry-After (a body trickled in would hold its place for ever).
+   */
+  bodyReadTimeout: num.positive().default(10),
   blockingTimeout: num.positive().default(30),
   cancelForceTimeout: num.positive().default(10),
   /** How long a cancel call waits for a cooperative handler to land in `canceled`. */

@@ -123,7 +123,7 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
   const { store, coordinator, heap } = backends;
   const push = await pushStage(backends, card.capabilities.pushNotifications, settings, logger, metrics);
   const service = runtimeStage(agent, backends, push, settings, logger, metrics, inspect);
-  const { ops, route } = protocolStage(service, push.configs, backends, card, settings, logger, metrics);
+  const { ops, route, admitHead } = protocolStage(service, push.configs, backends, card, settings, logger, metrics);
   const { recovered } = await service.init();
 
   /** Closes what the stages below the front end opened; queued webhooks get `pushGraceMs`. */
@@ -139,6 +139,7 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
     logger,
     metrics,
     route,
+    admitHead,
     ops,
     service,
     backends,

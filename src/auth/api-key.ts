@@ -36,6 +36,11 @@ export function apiKeyAuth(options: ApiKeyAuthOptions): AuthMethod {
   };
 }
 
-/** The header names an API-key method reads its secret from (never exposed to handlers). */
-export const credentialHeaders = (method: AuthMethod): string[] =>
-  Object.values(method.securitySchemes).flatMap((s) => (s.type === 'apiKey' && s.in === 'header' ? [s.name.toLowerCase()] : []));
+/**
+ * The header names an API-key method reads its secret from (never exposed to handlers):
+ * lower-cased, or as declared with `asDeclared`.
+ */
+export const credentialHeaders = (method: AuthMethod, asDeclared = false): string[] =>
+  Object.values(method.securitySchemes).flatMap((s) =>
+    s.type === 'apiKey' && s.in === 'header' ? [asDeclared ? s.name : s.name.toLowerCase()] : [],
+  );

@@ -3,7 +3,7 @@
  * `WWW-Authenticate`), then per operation a 403 when `authorize` refuses. Built once at start-up,
  * where a declaration that the card could not honour stops the server with a clear message.
  */
-import { A2AError, ERRORS, isA2AError } from '../a2a/errors.js';
+import { a2aError, A2AError, ERRORS, isA2AError } from '../a2a/errors.js';
 import type { Logger } from '../log.js';
 import { credentialHeaders } from './api-key.js';
 import type {
@@ -31,6 +31,11 @@ export interface AuthGate {
    * promise, nothing to wait for) when the agent has no `authorize`.
    */
   authorize(caller: Caller, operation: Operation, request: IncomingRequest): Promise<void> | undefined;
+  /**
+   * The 400 for a request that sent a credential header (Authorization, a declared API-key
+   * header) more than once, given the names of its repeated headers; else undefined.
+   */
+  repeatedCredential(repeatedHeaders: readonly string[]): A2AError | undefined;
 }
 
 /** How a client is told to present each kind of scheme, for the 401's message. */
@@ -97,6 +102,12 @@ export function createAuthGate(auth: AgentAuth, logger: Logger): AuthGate {
 
   // Credentials are never handed to the handler, even if named.
   const secret = new Set(['authorization', 'cookie', ...credentialHeaders(auth)]);
+  // Two values of one credential leave "which one counts" to each hop: a proxy may check the
+  // first while the authenticator reads the last. Such a request is refused, never guessed at.
+  const singular = new Map([
+    ['authorization', 'Authorization'],
+    ...credentialHeaders(auth, true).map((h) => [h.toLowerCase(), h] as const),
+  ]);
   const exposed = (auth.exposeHeaders ?? []).map((h) => h.toLowerCase()).filter((h) => !secret.has(h));
   const NONE: Readonly<Record<string, string>> = Object.freeze({});
   const exposedHeaders = (request: IncomingRequest): Readonly<Record<string, string>> => {
@@ -151,6 +162,14 @@ export function createAuthGate(auth: AgentAuth, logger: Logger): AuthGate {
         }
         if (!allowed) throw new A2AError(ERRORS.forbidden, `${caller.principal.id} may not call ${operation}`);
       })();
+    },
+
+    repeatedCredential(repeatedHeaders) {
+      for (const name of repeatedHeaders) {
+        const shownName = singular.get(name);
+        if (shownName) return a2aError('malformedHttp', `more than one ${shownName} header`);
+      }
+      return undefined;
     },
   };
 }

@@ -7,8 +7,10 @@
 import { errorFields, type Logger } from '../log.js';
 import { a2aError, type A2AError } from '../a2a/errors.js';
 import { restError, type Reply } from '../protocol/reply.js';
-import { earlyErrorReply, type ProtocolRequest } from '../protocol/router.js';
+import { earlyErrorReply, type HeadVerdict, type ProtocolRequest, type RequestHead } from '../protocol/router.js';
 import { baseUrlOf } from '../protocol/card.js';
+import type { BodyBudgetLimits } from './body-budget.js';
+import { createBodyIntake, tooLarge } from './body-intake.js';
 import { SseWriter, type SseLimits, type SseShared } from './sse.js';
 import { SseCork } from './sse-cork.js';
 import { Heartbeat } from './sse-heartbeat.js';
@@ -39,7 +41,14 @@ export interface RawRoute {
 
 export interface ExchangeOptions {
   maxBodyBytes: number;
+  /** How much large-body reading and parsing runs at once (body-budget.ts); absent: no limit. */
+  bodyBudget?: BodyBudgetLimits;
   route: (req: ProtocolRequest) => Promise<Reply>;
+  /**
+   * Asked before a body is read: a refusal is answered with the body unread (and the connection
+   * closed), a caller is handed on with the request. Absent or undefined: the body is read.
+   */
+  admitHead?: (head: RequestHead) => HeadVerdict | Promise<HeadVerdict> | undefined;
   rawRoutes?: RawRoute[];
   sse: SseLimits & { heartbeatMs: number };
   logger: Logger;
@@ -105,6 +114,8 @@ interface RequestState {
   /** A HEAD request: every answer goes out without its body. */
   head: boolean;
   onAbort?: () => void;
+  /** Gives back the body's place in the body budget, if it holds or waits for one (body-intake.ts). */
+  leaveBudget?: () => void;
 }
 
 /**
@@ -132,7 +143,7 @@ export function bodyCollector(max: number, done: (body: Buffer) => void, over: (
   };
 }
 
-const tooLarge = (max: number): A2AError => a2aError('payloadTooLarge', `the limit is ${max} bytes`);
+const EMPTY_BODY = Buffer.alloc(0);
 
 /**
  * Request framing we refuse rather than guess about (RFC 9112 §6.3): a repeated or malformed
@@ -179,6 +190,8 @@ class RoutedRequest implements ProtocolRequest {
     readonly body: Buffer,
     private readonly fallbackHost: string,
     private readonly mountPath: string | undefined,
+    readonly repeatedHeaders: readonly string[] | undefined,
+    readonly verdict: HeadVerdict | undefined,
   ) {}
 
   get baseUrl(): string {
@@ -189,6 +202,7 @@ class RoutedRequest implements ProtocolRequest {
 /** The request handling both front ends share; `streams` are the open SSE answers. */
 export function createExchange(opts: ExchangeOptions, fallbackHost: string) {
   const streams = new Set<SseWriter>();
+  const intake = createBodyIntake(opts);
   const sse: SseShared = {
     limits: opts.sse,
     heartbeat: new Heartbeat(opts.sse.heartbeatMs),
@@ -215,14 +229,15 @@ export function createExchange(opts: ExchangeOptions, fallbackHost: string) {
     });
   };
 
-  const writeReply = (res: WireResponse, state: RequestState, reply: Reply): void => {
+  /** `close`: the connection is closed after the answer (its request's body was left unread). */
+  const writeReply = (res: WireResponse, state: RequestState, reply: Reply, close = false): void => {
     if (state.aborted) {
       // The client left while the stream was being set up: nothing will read the feed.
       if (reply.kind === 'stream') reply.feed.cancel();
       return;
     }
     if (reply.kind === 'json' || reply.kind === 'empty') {
-      writeSimple(res, state.head, reply);
+      writeSimple(res, state.head, reply, close);
       return;
     }
     if (state.head) {
@@ -270,6 +285,7 @@ export function createExchange(opts: ExchangeOptions, fallbackHost: string) {
     const state: RequestState = { aborted: false, head: false };
     res.onAborted(() => {
       state.aborted = true;
+      state.leaveBudget?.();
       state.onAbort?.();
     });
     // HEAD is GET without the body (RFC 9110 §9.3.2): routed as GET, answered with headers only.
@@ -312,10 +328,11 @@ export function createExchange(opts: ExchangeOptions, fallbackHost: string) {
     };
     // One `then` with both handlers (a failed write caught here): `then(...).catch(...)` cost
     // every request a second promise and a microtask hop.
-    const dispatch = (body: Buffer): void => {
-      opts.route(new RoutedRequest(method, path, query, headers, body, fallbackHost, req.mountPath)).then((reply) => {
+    const dispatch = (body: Buffer, verdict?: HeadVerdict, close?: boolean): void => {
+      const routed = new RoutedRequest(method, path, query, headers, body, fallbackHost, req.mountPath, req.repeatedHeaders, verdict);
+      opts.route(routed).then((reply) => {
         try {
-          writeReply(res, state, reply);
+          writeReply(res, state, reply, close);
         } catch (err) {
           failed(err);
         }
@@ -328,10 +345,17 @@ export function createExchange(opts: ExchangeOptions, fallbackHost: string) {
       return;
     }
     if ((method === 'GET' || method === 'DELETE' || declared === 0) && headers['transfer-encoding'] === undefined) {
-      dispatch(Buffer.alloc(0));
+      dispatch(EMPTY_BODY);
       return;
     }
-    req.readBody(opts.maxBodyBytes, dispatch, () => refuse(res, state, { method, path }, tooLarge(opts.maxBodyBytes), true));
+    state.leaveBudget = intake.take({
+      wire: req,
+      head: { method, path, headers, repeatedHeaders: req.repeatedHeaders },
+      settled: () => state.aborted,
+      dispatch,
+      refuse: (err) => refuse(res, state, { method, path }, err, true),
+      failed,
+    });
   };
 
   /** A request handler must never throw into the front end: that could end the process. */

@@ -93,11 +93,14 @@ class NodeWireResponse implements WireResponse {
 function wireRequest(req: IncomingMessage, mountPath = ''): WireRequest {
   const headers: Record<string, string> = Object.create(null);
   let contentLengths = 0;
+  let repeatedHeaders: string[] | undefined;
   const raw = req.rawHeaders;
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const name = (raw[i] as string).toLowerCase();
     if (name === 'content-length') contentLengths++;
-    // Repeated headers read as the last one, as uWS's do (Content-Length is refused when repeated).
+    // Repeated headers read as the last one, as uWS's do; their names are kept so that the
+    // ones that must not repeat (Content-Length, credentials) can be refused.
+    if (headers[name] !== undefined) (repeatedHeaders ??= []).push(name);
     headers[name] = raw[i + 1] as string;
   }
   let url = req.url ?? '/';
@@ -113,12 +116,16 @@ function wireRequest(req: IncomingMessage, mountPath = ''): WireRequest {
     query: q < 0 ? '' : url.slice(q + 1),
     headers,
     contentLengths,
+    repeatedHeaders,
     ...(mountPath ? { mountPath } : {}),
     readBody(max, done, over) {
       const body = bodyCollector(max, done, over);
       req.on('data', (chunk: Buffer) => body.add(chunk));
       req.on('end', () => body.end());
     },
+    // A request stream reads nothing until a 'data' listener asks: once its small buffer is
+    // full, the socket is not read (TCP pushes back on the client).
+    holdBody() {},
   };
 }
 

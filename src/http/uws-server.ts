@@ -75,17 +75,22 @@ export function startUwsHttp(uws: UwsModule, opts: HttpOptions): Promise<HttpSer
     // No prototype: a header named `__proto__` is just a header.
     const headers: Record<string, string> = Object.create(null);
     let contentLengths = 0;
+    let repeatedHeaders: string[] | undefined;
     req.forEach((k, v) => {
       if (k === 'content-length') contentLengths++;
+      if (headers[k] !== undefined) (repeatedHeaders ??= []).push(k);
       headers[k] = v;
     });
+    const body = new UwsBody(res);
     const request: WireRequest = {
       method: req.getCaseSensitiveMethod().toUpperCase(),
       path: req.getUrl(),
       query: req.getQuery() ?? '',
       headers,
       contentLengths,
-      readBody: (max, done, over) => readBody(res, max, done, over),
+      repeatedHeaders,
+      readBody: (max, done, over) => body.read(max, done, over),
+      holdBody: () => body.hold(),
     };
     exchange.handle(request, res);
   });
@@ -124,16 +129,60 @@ export function startUwsHttp(uws: UwsModule, opts: HttpOptions): Promise<HttpSer
   });
 }
 
-/** Collects the body; past `max` bytes `over` answers 413 and nothing more is read. */
-function readBody(res: HttpResponse, max: number, done: (body: Buffer) => void, over: () => void): void {
-  const body = bodyCollector(max, done, over);
-  res.onData((chunk, isLast) => {
-    // uWS reuses the chunk's memory after this callback: copy it, into Node's pooled buffer
-    // memory. Never `Buffer.from(chunk.slice(0))`: that makes a new ArrayBuffer (its own backing
-    // store) per chunk, several times the cost of this copy.
-    const copy = Buffer.allocUnsafe(chunk.byteLength);
-    copy.set(new Uint8Array(chunk));
-    body.add(copy);
-    if (isLast) body.end();
-  });
+/**
+ * A request's body as uWS delivers it. uWS drops body bytes that arrive while no `onData`
+ * handler is set, so holding the body means taking what comes with the headers (at most one
+ * socket read: pausing stops further reads) and keeping it for `read`.
+ */
+class UwsBody {
+  private held: { chunks: Buffer[]; ended: boolean } | undefined;
+  private sink: ((chunk: Buffer, isLast: boolean) => void) | undefined;
+
+  constructor(private readonly res: HttpResponse) {}
+
+  hold(): void {
+    if (this.held) return;
+    const held = { chunks: [] as Buffer[], ended: false };
+    this.held = held;
+    this.listen((chunk, isLast) => {
+      if (this.sink) {
+        this.sink(chunk, isLast);
+        return;
+      }
+      held.chunks.push(chunk);
+      held.ended = isLast;
+    });
+    this.res.pause();
+  }
+
+  /** Collects the body; past `max` bytes `over` answers 413 and nothing more is read. */
+  read(max: number, done: (body: Buffer) => void, over: () => void): void {
+    const body = bodyCollector(max, done, over);
+    const sink = (chunk: Buffer, isLast: boolean): void => {
+      body.add(chunk);
+      if (isLast) body.end();
+    };
+    const held = this.held;
+    if (!held) {
+      this.listen(sink);
+      return;
+    }
+    this.held = undefined;
+    this.sink = sink;
+    for (const chunk of held.chunks) body.add(chunk);
+    // Resumed even when the body is complete: the connection's next request is read the same way.
+    this.res.resume();
+    if (held.ended) body.end();
+  }
+
+  private listen(sink: (chunk: Buffer, isLast: boolean) => void): void {
+    this.res.onData((chunk, isLast) => {
+      // uWS reuses the chunk's memory after this callback: copy it, into Node's pooled buffer
+      // memory. Never `Buffer.from(chunk.slice(0))`: that makes a new ArrayBuffer (its own
+      // backing store) per chunk, several times the cost of this copy.
+      const copy = Buffer.allocUnsafe(chunk.byteLength);
+      copy.set(new Uint8Array(chunk));
+      sink(copy, isLast);
+    });
+  }
 }

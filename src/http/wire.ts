@@ -25,8 +25,16 @@ export interface WireRequest {
   headers: Record<string, string>;
   /** How many Content-Length headers the request had (a repeat is refused). */
   contentLengths: number;
+  /** Lower-cased names of the headers sent more than once (undefined: none was). */
+  repeatedHeaders?: string[] | undefined;
   /** Collects the body; past `max` bytes calls `over` instead (and reads no more). */
   readBody(max: number, done: (body: Buffer) => void, over: () => void): void;
+  /**
+   * Reads no more of the body until `readBody` is called (a check of the headers is still
+   * under way). What already arrived with the headers is kept for `readBody`; nothing else is.
+   * Called at once in the request handler, before any other turn of the loop.
+   */
+  holdBody(): void;
   /** Where the server is mounted in a host app (`/a2a`): part of every URL in the card. */
   mountPath?: string;
 }

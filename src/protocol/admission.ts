@@ -28,6 +28,11 @@ export interface Admittee {
 
 export interface Admission {
   /**
+   * With auth on, the caller of a request or the 401/503 it is answered with (at once when the
+   * gate answers at once); only the headers are read. Auth off: undefined.
+   */
+  authenticate(incoming: IncomingRequest): Caller | A2AError | Promise<Caller | A2AError> | undefined;
+  /**
    * With auth on: `then` with the authenticated caller, or `refuse` with the 401/503; at once
    * when the gate answers at once. With auth off: `then` with no caller.
    */
@@ -61,6 +66,8 @@ export function createAdmission(ops: Operations, logger: Logger, gate?: AuthGate
   };
 
   return {
+    authenticate: (incoming) => (gate ? authenticate(gate, incoming) : undefined),
+
     withCaller(incoming, refuse, then) {
       if (!gate) return then(undefined);
       const auth = authenticate(gate, incoming);

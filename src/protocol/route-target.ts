@@ -7,6 +7,7 @@
 import { isUtf8 } from 'node:buffer';
 import { a2aError, isA2AError, shown, type A2AError } from '../a2a/errors.js';
 import type { ProtocolVersion } from '../a2a/versions.js';
+import type { Caller } from '../auth/types.js';
 import type { RequestFacts } from '../observe/scope.js';
 import { bodyTooDeep, ENVELOPE_LEVELS } from './json-depth.js';
 import { jsonRpcErrorReply, type JsonRpcHandler, type RpcBinding, type RpcId } from './jsonrpc.js';
@@ -29,7 +30,18 @@ export interface ProtocolRequest {
   body: Buffer;
   /** Only the cards read it: a front end may work it out when it is read (exchange.ts does). */
   readonly baseUrl: string;
+  /** What the headers decided before the body was read (router's `admitHead`), if it was asked. */
+  readonly verdict?: HeadVerdict | undefined;
+  /** Lower-cased names of the headers the request sent more than once. */
+  readonly repeatedHeaders?: readonly string[] | undefined;
 }
+
+/**
+ * What the headers alone decided, before the body was read: the authenticated caller (not
+ * authenticated again), or the refusal answered with the body left unread.
+ */
+export type HeadVerdict =
+  { readonly caller: Caller; readonly refusal?: undefined } | { readonly refusal: A2AError; readonly caller?: undefined };
 
 export interface RouterLimits {
   /** Levels free-form JSON (metadata, data parts) may nest (SERVICE_MAX_JSON_DEPTH). */
@@ -179,17 +191,22 @@ const refusalOf = (err: A2AError, isRpc: boolean, id: RpcId, binding: RpcBinding
  * v1.0 REST paths are v1.0 (they cannot be v0.3, and clients such as the conformance kit send
  * no header), everything else v0.3 exactly as before v1.0 was served.
  */
-export function createMatcher(limits: RouterLimits, rpc: JsonRpcHandler, v1Rpc: JsonRpcHandler): (req: ProtocolRequest) => RouteTarget {
+export function createMatcher(
+  limits: RouterLimits,
+  rpc: JsonRpcHandler,
+  v1Rpc: JsonRpcHandler,
+): (req: ProtocolRequest, early?: A2AError) => RouteTarget {
   // Matching never throws: the observer names the request from what it returns, at once.
-  return function resolve(req) {
+  return function resolve(req, early) {
     try {
-      return match(req);
+      return match(req, early);
     } catch (err) {
       return targetOf('failed', 'rest', 'unknown', undefined, '0.3', req, undefined, EMPTY_BODY, undefined, undefined, err);
     }
   };
 
-  function match(req: ProtocolRequest): RouteTarget {
+  /** `early`: a refusal decided from the headers (401, a repeated credential): the body is not read. */
+  function match(req: ProtocolRequest, early: A2AError | undefined): RouteTarget {
     const asked = requestedVersion(req.headers['a2a-version']);
     const badVersion = isA2AError(asked) ? asked : undefined;
     const isRpc = isJsonRpcRequest(req.method, req.path);
@@ -215,13 +232,19 @@ export function createMatcher(limits: RouterLimits, rpc: JsonRpcHandler, v1Rpc: 
     const isV1Rpc = isRpc && (asked === '1.0' || (byName && parsed.ok && v1Rpc.isMethod(parsed.value)));
     const version: ProtocolVersion = isV1Rpc || v1Target ? '1.0' : '0.3';
     const binding = isV1Rpc ? V1_RPC : undefined;
-    const badType = isA2ABody ? mediaTypeError(req) : undefined;
-    if (badType) return refused(transport, operation, taskId, version, req, parsed, refusalOf(badType, isRpc, null, binding, v1Target));
     const rpcHandler = isV1Rpc ? v1Rpc : rpc;
     if (isRpc && parsed.ok) {
       operation = rpcHandler.operationOf(parsed.value);
       taskId = rpcTaskIdOf(parsed.value);
     }
+    if (early) {
+      // Decided from the headers, before anything the body says. A large body was never read
+      // (the request is empty here); a small one still names the operation and the JSON-RPC id.
+      const id = isRpc && parsed.ok ? rpcHandler.idOf(parsed.value) : null;
+      return refused(transport, operation, taskId, version, req, parsed, refusalOf(early, isRpc, id, binding, v1Target));
+    }
+    const badType = isA2ABody ? mediaTypeError(req) : undefined;
+    if (badType) return refused(transport, operation, taskId, version, req, parsed, refusalOf(badType, isRpc, null, binding, v1Target));
 
     // The discovery card is how a client learns which version we speak, so it is served whatever
     // `A2A-Version` asks for (A2A 1.0 requires the well-known card to always answer, and the

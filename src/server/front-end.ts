@@ -50,6 +50,7 @@ export interface FrontEndInputs {
   readonly logger: Logger;
   readonly metrics: ServerMetrics | undefined;
   readonly route: HttpOptions['route'];
+  readonly admitHead: HttpOptions['admitHead'];
   readonly ops: Operations;
   readonly service: TaskService;
   readonly backends: BackendsStage;
@@ -106,7 +107,9 @@ export async function frontEndStage(inputs: FrontEndInputs): Promise<FrontEndSta
     host: settings.host,
     port: settings.port,
     maxBodyBytes: settings.maxBodyBytes,
+    bodyBudget: { budgetBytes: settings.bodyBudgetBytes, maxWaiting: settings.bodyQueue, readTimeoutMs: settings.bodyReadTimeout * 1000 },
     route: inputs.route,
+    ...(inputs.admitHead ? { admitHead: inputs.admitHead } : {}),
     rawRoutes: [...(renderMetrics && metricsPort === undefined ? [metricsRoute(renderMetrics)] : []), ...inputs.rawRoutes],
     sse: { heartbeatMs: settings.sseHeartbeat * 1000, maxBufferedBytes: settings.sseMaxBufferedBytes },
     logger,

@@ -11,21 +11,23 @@ import { observeRoutes } from '../observe/requests.js';
 import type { CardOptions } from '../protocol/card.js';
 import type { CardSigner } from '../protocol/card-signing.js';
 import { createOperations, type Operations } from '../protocol/operations.js';
-import { createRouter } from '../protocol/router.js';
+import { createRouter, type Router } from '../protocol/router.js';
 import type { PushConfigs } from '../push/configs.js';
 import type { TaskService } from '../runtime/task-service.js';
 import type { BackendsStage } from './backends.js';
 
 export interface ProtocolStage {
   readonly ops: Operations;
-  readonly route: ReturnType<typeof routeOf>;
+  readonly route: ReturnType<typeof routeOf>['route'];
+  /** Asked before a body is read (the caller authenticated from the headers). */
+  readonly admitHead: Router['admitHead'];
 }
 
 /** The router and its wrapping, kept together: the front end gets exactly this. */
 function routeOf(ops: Operations, settings: Settings, logger: Logger, metrics: ServerMetrics | undefined, gate: AuthGate | undefined) {
   const limits = { maxJsonDepth: settings.maxJsonDepth, restDialect: settings.restDialect, maxRpcIdLength: settings.maxRpcIdLength };
   const router = createRouter(ops, logger, limits, gate);
-  return observeRoutes(router, logger, metrics);
+  return { route: observeRoutes(router, logger, metrics), admitHead: router.admitHead };
 }
 
 export function protocolStage(
@@ -51,5 +53,5 @@ export function protocolStage(
       events: () => Promise.all([coordinator.ping(), events.ping?.()]).then(() => undefined),
     },
   });
-  return { ops, route: routeOf(ops, settings, logger, metrics, card.gate) };
+  return { ops, ...routeOf(ops, settings, logger, metrics, card.gate) };
 }
