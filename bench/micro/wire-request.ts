@@ -25,5 +25,13 @@ export function postRequest(path: string, text: string, extra: Readonly<Record<s
   headers['content-type'] = 'application/json';
   for (const [name, value] of Object.entries(extra)) headers[name] = value;
   headers['content-length'] = String(bytes.length);
-  return { method: 'POST', path, query: '', headers, contentLengths: 1, readBody: (_max, done) => done(Buffer.from(bytes)) };
+  return {
+    method: 'POST',
+    path,
+    query: '',
+    headers,
+    contentLengths: 1,
+    readBody: (_max, done) => done(Buffer.from(bytes)),
+    remoteAddress: () => '127.0.0.1',
+  };
 }

@@ -114,6 +114,8 @@ function wireRequest(req: IncomingMessage, mountPath = ''): WireRequest {
     headers,
     contentLengths,
     ...(mountPath ? { mountPath } : {}),
+    remoteAddress: () => req.socket.remoteAddress ?? '',
+    localAddress: () => req.socket.localAddress ?? '',
     readBody(max, done, over) {
       const body = bodyCollector(max, done, over);
       req.on('data', (chunk: Buffer) => body.add(chunk));

@@ -86,6 +86,7 @@ export function startUwsHttp(uws: UwsModule, opts: HttpOptions): Promise<HttpSer
       headers,
       contentLengths,
       readBody: (max, done, over) => readBody(res, max, done, over),
+      remoteAddress: () => Buffer.from(res.getRemoteAddressAsText()).toString(),
     };
     exchange.handle(request, res);
   });
