@@ -91,21 +91,31 @@ export function createHostGuard(policy: HostPolicy): HostGuard | undefined {
   const loopbackListener = policy.listenHost === undefined ? undefined : isLoopbackHost(policy.listenHost);
   if (!peers && (mode === 'any' || (mode === 'auto' && loopbackListener === false))) return undefined;
 
+  // The last value let through, per header: clients send the same one request after request,
+  // and a string compare spares them the parsing.
+  let passedHost: string | undefined;
+  let passedForwarded: string | undefined;
+
   /** `auto` guards only `Host`: a page cannot choose it, and it is what a rebinding page sends. */
   const autoRefuses = (req: WireRequest, host: string | undefined): A2AError | undefined => {
-    if (host === undefined) return undefined;
+    if (host === undefined || host === passedHost) return undefined;
     const onLoopback = loopbackListener ?? isLoopbackAddress(req.localAddress?.() ?? '');
     if (!onLoopback) return undefined;
     const name = hostName(host);
-    return isLocalhostName(name) || isIpLiteral(name) ? undefined : notAllowed('Host', host);
+    if (!isLocalhostName(name) && !isIpLiteral(name)) return notAllowed('Host', host);
+    passedHost = host;
+    return undefined;
   };
 
-  const listRefuses = (value: string | undefined, header: string): A2AError | undefined => {
-    if (value === undefined) return undefined;
+  const listRefuses = (value: string | undefined, header: 'Host' | 'X-Forwarded-Host'): A2AError | undefined => {
+    if (value === undefined || value === (header === 'Host' ? passedHost : passedForwarded)) return undefined;
     // A proxy that appends to X-Forwarded-Host puts the client's host first, as the card reads it.
     const raw = value.split(',')[0] ?? '';
     const name = hostName(raw);
-    return isIpLiteral(name) || listed(policy.allowedHosts, name) ? undefined : notAllowed(header, raw.trim());
+    if (!isIpLiteral(name) && !listed(policy.allowedHosts, name)) return notAllowed(header, raw.trim());
+    if (header === 'Host') passedHost = value;
+    else passedForwarded = value;
+    return undefined;
   };
 
   return (req) => {

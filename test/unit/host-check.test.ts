@@ -50,6 +50,17 @@ describe('host guard', () => {
     expect(verdict(policy, request({}))).toBe('allowed');
   });
 
+  it('one guard, request after request: a name let through once does not let another through', () => {
+    const guard = createHostGuard({ allowedHosts: ['app.example'], trustedProxies: ['loopback'] });
+    const seen = ['app.example', 'evil.example', 'app.example', 'app.example'].map(
+      (host) => guard?.(request({ host, 'x-forwarded-host': host }))?.message ?? 'allowed',
+    );
+    expect(seen).toEqual(['allowed', expect.stringMatching(/Host "evil.example"/), 'allowed', 'allowed']);
+    const auto = createHostGuard({ allowedHosts: ['auto'], listenHost: '127.0.0.1' });
+    const autoSeen = ['localhost', 'evil.example', 'localhost'].map((host) => auto?.(request({ host }))?.message ?? 'allowed');
+    expect(autoSeen).toEqual(['allowed', expect.stringMatching(/SERVICE_ALLOWED_HOSTS/), 'allowed']);
+  });
+
   it('`auto` in a mounted handler decides by the local address of each connection', () => {
     const mounted: HostPolicy = { allowedHosts: ['auto'] };
     expect(verdict(mounted, request({ host: 'evil.example' }, '127.0.0.1', '127.0.0.1'))).toMatch(/SERVICE_ALLOWED_HOSTS/);
