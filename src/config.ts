@@ -2,6 +2,7 @@
  * Every setting has one name, a default and a SERVICE_* environment variable (README "Settings").
  * Explicit options (CLI flags, createServer options) override the environment.
  */
+import { isIP } from 'node:net';
 import { z } from 'zod';
 import { CARD_SIGNING_ALGORITHMS } from './a2a/card-schema.js';
 
@@ -22,6 +23,41 @@ const portNumber = z.coerce.number({ error: 'must be a port number (0-65535)' })
 
 export const SettingsSchema = z.object({
   host: z.string().default('127.0.0.1'),
+  /**
+   * The names a request may give in `Host` (and, with a list, in a believed `X-Forwarded-Host`);
+   * others get 403. `auto`: on a loopback address only `localhost` names and IP literals, so a web
+   * page cannot reach a local server through DNS rebinding, and any name elsewhere; `any`; or a
+   * comma list (`agents.example.com,*.example.com`), IP literals always allowed.
+   */
+  allowedHosts: list
+    .refine(
+      (v) =>
+        (v.length === 1 && (v[0] === 'auto' || v[0] === 'any')) ||
+        (v.length > 0 && !v.includes('auto') && !v.includes('any') && v.every((h) => /^(\*\.)?[a-z0-9_-]+(\.[a-z0-9_-]+)*$/.test(h))),
+      'use auto, any, or a comma list of host names (*.example.com for any subdomain)',
+    )
+    .default(['auto']),
+  /**
+   * Peers whose `X-Forwarded-Proto` and `X-Forwarded-Host` are believed (the card's URL, allowed
+   * hosts); others are answered as if they sent none. Unset: every peer. `loopback`, `none`, or a
+   * comma list of IP addresses and CIDRs (`10.0.0.0/8`).
+   */
+  trustedProxies: list
+    .refine(
+      (v) =>
+        v.every((entry) => {
+          if (entry === 'loopback' || entry === 'none') return true;
+          const [address = '', prefix, extra] = entry.split('/');
+          const family = isIP(address);
+          return (
+            family !== 0 &&
+            extra === undefined &&
+            (prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128)))
+          );
+        }),
+      'use loopback, none, or a comma list of IP addresses and CIDRs (10.0.0.0/8)',
+    )
+    .optional(),
   /**
    * `auto`: a native uWebSockets.js build when one loads here, else node:http; `uws` or `node`
    * forces one; `none`: no listener, the app mounts `server.nodeHandler()` itself.

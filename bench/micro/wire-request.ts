@@ -33,5 +33,6 @@ export function postRequest(path: string, text: string, extra: Readonly<Record<s
     contentLengths: 1,
     readBody: (_max, done) => done(Buffer.from(bytes)),
     holdBody: () => {},
+    remoteAddress: () => '127.0.0.1',
   };
 }

@@ -15,6 +15,7 @@ import { SseWriter, type SseLimits, type SseShared } from './sse.js';
 import { SseCork } from './sse-cork.js';
 import { Heartbeat } from './sse-heartbeat.js';
 import type { WireRequest, WireResponse } from './wire.js';
+import type { HostGuard } from './host-check.js';
 import { NO_METRICS, type Metrics } from '../observe/metrics.js';
 
 export type { WireRequest, WireResponse };
@@ -52,6 +53,8 @@ export interface ExchangeOptions {
   rawRoutes?: RawRoute[];
   sse: SseLimits & { heartbeatMs: number };
   logger: Logger;
+  /** Every host allowed and every peer's forwarded headers believed when absent (host-check.ts). */
+  hostGuard?: HostGuard | undefined;
   /** Where SSE events and cut streams are counted (default: nowhere). */
   metrics?: Metrics;
   /**
@@ -292,6 +295,14 @@ export function createExchange(opts: ExchangeOptions, fallbackHost: string) {
     state.head = req.method === 'HEAD';
     const method = state.head ? 'GET' : req.method;
     const { path, query, headers } = req;
+
+    // Before any route (the debug page and /metrics too), and without reading a body. Answered
+    // on the next turn and closed, as a framing refusal is (below), so nothing pipelined runs.
+    const hostRefused = opts.hostGuard?.(req);
+    if (hostRefused) {
+      setImmediate(() => refuse(res, state, { method, path }, hostRefused, true));
+      return;
+    }
 
     for (const raw of opts.rawRoutes ?? []) {
       const out = raw({ method, path, query, headers });

@@ -118,6 +118,8 @@ function wireRequest(req: IncomingMessage, mountPath = ''): WireRequest {
     contentLengths,
     repeatedHeaders,
     ...(mountPath ? { mountPath } : {}),
+    remoteAddress: () => req.socket.remoteAddress ?? '',
+    localAddress: () => req.socket.localAddress ?? '',
     readBody(max, done, over) {
       const body = bodyCollector(max, done, over);
       req.on('data', (chunk: Buffer) => body.add(chunk));
@@ -128,6 +130,28 @@ function wireRequest(req: IncomingMessage, mountPath = ''): WireRequest {
     holdBody() {},
   };
 }
+
+/**
+ * uWS's HTTP timeouts, which node:http is held to: a connection gets its headers in within 10 s
+ * and may idle 10 s between requests, and a body must keep coming at 16 KiB/s. Node's own
+ * defaults (60 s for headers, checked every 30 s) let a client that never finishes its headers
+ * hold a socket for over a minute.
+ */
+const HEADERS_TIMEOUT_MS = 10_000;
+const KEEP_ALIVE_TIMEOUT_MS = 10_000;
+const MIN_BODY_BYTES_PER_SECOND = 16 * 1024;
+/** How often node looks for connections past those timeouts (its default, 30 s, would add up to that). */
+const TIMEOUT_CHECK_INTERVAL_MS = 1000;
+
+/**
+ * The whole request: its headers, then the largest body at uWS's slowest accepted pace. Node
+ * knows no pace, only a total, so a body arriving slower than that is cut only at this total.
+ */
+const requestTimeoutMs = (maxBodyBytes: number): number =>
+  HEADERS_TIMEOUT_MS + Math.ceil((maxBodyBytes / MIN_BODY_BYTES_PER_SECOND) * 1000);
+
+/** How long a refused client has to read its 400 before the socket is dropped. */
+const CLIENT_ERROR_LINGER_MS = 1000;
 
 /** How long open connections may finish their answer once the server closes. */
 const CLOSE_CONNECTIONS_AFTER_MS = 1000;
@@ -155,7 +179,16 @@ export function startNodeHttp(opts: HttpOptions): Promise<HttpServer> {
   const { handler, exchange } = nodeHandler(opts, hostPort(opts.host, opts.port));
   // Node's default (16 KiB) would refuse a long bearer token (a JWT with many claims) as bad
   // framing before authentication could answer 401; uWS takes headers this large too.
-  const server = http.createServer({ maxHeaderSize: MAX_HEADER_BYTES }, handler);
+  const server = http.createServer(
+    {
+      maxHeaderSize: MAX_HEADER_BYTES,
+      headersTimeout: HEADERS_TIMEOUT_MS,
+      requestTimeout: requestTimeoutMs(opts.maxBodyBytes),
+      keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+      connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
+    },
+    handler,
+  );
   // Node's parser refuses bad framing (a repeated Content-Length, one beside Transfer-Encoding,
   // a malformed one) before any handler runs: answer in the transport's shape and hang up.
   server.on('clientError', (err: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket) => {
@@ -170,6 +203,9 @@ export function startNodeHttp(opts: HttpOptions): Promise<HttpServer> {
       `HTTP/1.1 ${statusLine(reply.kind === 'json' ? reply.status : 400)}\r\nContent-Type: application/json\r\n` +
         `X-Content-Type-Options: nosniff\r\nConnection: close\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
     );
+    // `end` waits for the client to hang up too: one that never reads (a slowloris cut by the
+    // headers timeout) would keep the socket. uWS closes at once; this leaves a moment to read.
+    setTimeout(() => socket.destroy(), CLIENT_ERROR_LINGER_MS).unref();
   });
   return new Promise((resolve, reject) => {
     server.once('error', (err: NodeJS.ErrnoException) => {

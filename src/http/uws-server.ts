@@ -7,7 +7,18 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
-import { bodyCollector, createExchange, hostPort, listenError, type HttpOptions, type HttpServer, type WireRequest } from './exchange.js';
+import { a2aError } from '../a2a/errors.js';
+import { earlyErrorReply } from '../protocol/router.js';
+import {
+  bodyCollector,
+  createExchange,
+  hostPort,
+  listenError,
+  statusLine,
+  type HttpOptions,
+  type HttpServer,
+  type WireRequest,
+} from './exchange.js';
 
 /** The parts of a uWS module this front end uses. */
 interface UwsModule {
@@ -76,14 +87,21 @@ export function startUwsHttp(uws: UwsModule, opts: HttpOptions): Promise<HttpSer
     const headers: Record<string, string> = Object.create(null);
     let contentLengths = 0;
     let repeatedHeaders: string[] | undefined;
+    let controlByte = false;
     req.forEach((k, v) => {
       if (k === 'content-length') contentLengths++;
+      if (v.includes(DEL)) controlByte = true;
       if (headers[k] !== undefined) (repeatedHeaders ??= []).push(k);
       headers[k] = v;
     });
+    const method = req.getCaseSensitiveMethod().toUpperCase();
+    if (controlByte) {
+      refuseMalformed(res, method, req.getUrl(), 'a header value holds a control byte');
+      return;
+    }
     const body = new UwsBody(res);
     const request: WireRequest = {
-      method: req.getCaseSensitiveMethod().toUpperCase(),
+      method,
       path: req.getUrl(),
       query: req.getQuery() ?? '',
       headers,
@@ -91,6 +109,7 @@ export function startUwsHttp(uws: UwsModule, opts: HttpOptions): Promise<HttpSer
       repeatedHeaders,
       readBody: (max, done, over) => body.read(max, done, over),
       holdBody: () => body.hold(),
+      remoteAddress: () => Buffer.from(res.getRemoteAddressAsText()).toString(),
     };
     exchange.handle(request, res);
   });
@@ -125,6 +144,36 @@ export function startUwsHttp(uws: UwsModule, opts: HttpOptions): Promise<HttpSer
           exchange.closeStreams();
         },
       });
+    });
+  });
+}
+
+/**
+ * DEL, the one control byte uWS's parser lets through in a header value (RFC 9110 §5.5 allows
+ * none). A request with any other (NUL, CR, …) is held by the parser itself, unanswered until
+ * uWS's idle timeout and before any handler runs; node:http answers all of them 400.
+ */
+const DEL = '\x7f';
+
+/**
+ * Answers 400 as node:http's parser does for a request it cannot read, and hangs up. On the next
+ * turn, as exchange.ts answers a framing refusal: uWS drops a connection that pipelined another
+ * request behind an unanswered one, so nothing sent after this request runs.
+ */
+function refuseMalformed(res: HttpResponse, method: string, path: string, why: string): void {
+  const reply = earlyErrorReply(method, path, a2aError('malformedHttp', why));
+  let gone = false;
+  res.onAborted(() => {
+    gone = true;
+  });
+  setImmediate(() => {
+    if (gone) return;
+    res.cork(() => {
+      res
+        .writeStatus(statusLine(reply.kind === 'json' ? reply.status : 400))
+        .writeHeader('Content-Type', 'application/json')
+        .writeHeader('X-Content-Type-Options', 'nosniff')
+        .end(reply.kind === 'json' ? reply.body : '', true);
     });
   });
 }

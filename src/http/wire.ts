@@ -37,4 +37,8 @@ export interface WireRequest {
   holdBody(): void;
   /** Where the server is mounted in a host app (`/a2a`): part of every URL in the card. */
   mountPath?: string;
+  /** The peer's IP address (read on demand: only a trusted-proxies check needs it). */
+  remoteAddress(): string;
+  /** node:http only: the IP address the connection came in on (a mounted handler's host check). */
+  localAddress?(): string;
 }

@@ -64,6 +64,13 @@ export function parseExtendedCard(value: unknown): { ok: true; card: AgentCard }
 }
 
 /**
+ * The request headers a card's URLs are built from (baseUrlOf): every answer carrying a card
+ * names them in `Vary`, so a shared cache never hands the card built for one client's forwarded
+ * host to another.
+ */
+export const CARD_URL_VARY = 'Host, X-Forwarded-Host, X-Forwarded-Proto';
+
+/**
  * The service's base URL as the client sees it: `X-Forwarded-Proto`/`X-Forwarded-Host` when a
  * proxy sets them, else the Host header. No trailing slash (clients append `/v1/...`).
  */

@@ -11,6 +11,7 @@ import { a2aError, shown } from '../a2a/errors.js';
 import type { Operations } from './operations.js';
 import type { TaskFeed } from '../runtime/task-feed.js';
 import { json, restError, toA2AError, type Reply } from './reply.js';
+import { CARD_URL_VARY } from './card.js';
 import { REST_DIALECTS, type RestDialect, type RestDialectName } from './rest-dialect.js';
 import { camel, normalizeRestPushBody, normalizeRestSendBody } from './rest-input.js';
 
@@ -153,7 +154,8 @@ const ROUTES: RouteEntry[] = [
     method: 'GET',
     pattern: ['card'],
     op: 'agent/getAuthenticatedExtendedCard',
-    run: (r, ops, _m, shape) => ok(ops.extendedCard(r.request, r.location.baseUrl), shape.card),
+    run: (r, ops, _m, shape) =>
+      ops.extendedCard(r.request, r.location.baseUrl).then((card) => json(200, shape.card(card), { Vary: CARD_URL_VARY })),
   },
   { method: 'GET', pattern: ['health'], run: async (_r, ops) => json(200, ops.health()) },
   {

@@ -13,6 +13,7 @@ import { promiseOf } from '../promise-of.js';
 import { createAdmission } from './admission.js';
 import { createJsonRpcHandler, jsonRpcErrorReply } from './jsonrpc.js';
 import type { CardEntry, Operations } from './operations.js';
+import { CARD_URL_VARY } from './card.js';
 import { restError, type Reply } from './reply.js';
 import { createRestHandler, PUBLIC_REST_PATHS, type RestRequest } from './rest.js';
 import { createMatcher, type HeadVerdict, type ProtocolRequest, type RouteTarget, type RouterLimits } from './route-target.js';
@@ -171,6 +172,6 @@ export function createRouter(ops: Operations, logger: Logger, limits: RouterLimi
   return { admitHead, resolve, dispatch, route: (req) => dispatch(resolve(req)) };
 }
 
-/** The card's reply: it differs by `A2A-Version`, which caches must key on. */
-const cardReply = (card: CardEntry): Reply => ({ kind: 'json', status: 200, body: card.json, headers: VARY_VERSION });
-const VARY_VERSION: Readonly<Record<string, string>> = { Vary: 'A2A-Version' };
+/** The card's reply: it differs by `A2A-Version` and by the headers its URL comes from, which caches must key on. */
+const cardReply = (card: CardEntry): Reply => ({ kind: 'json', status: 200, body: card.json, headers: CARD_VARY });
+const CARD_VARY: Readonly<Record<string, string>> = { Vary: `A2A-Version, ${CARD_URL_VARY}` };

@@ -5,6 +5,7 @@
  */
 import type { Settings } from '../config.js';
 import { hostPort, type HttpOptions, type HttpServer, type RawRoute } from '../http/exchange.js';
+import { createHostGuard } from '../http/host-check.js';
 import { startFrontEnd } from '../http/front-end.js';
 import { metricsRoute, startMetricsListener, type MetricsListener } from '../http/metrics-endpoint.js';
 import { nodeHandler, type NodeRequestHandler } from '../http/node-server.js';
@@ -103,6 +104,7 @@ export async function frontEndStage(inputs: FrontEndInputs): Promise<FrontEndSta
   };
   const renderMetrics = metrics ? renderWith(metrics) : undefined;
   const metricsPort = metrics ? metricsPortOf(settings) : undefined;
+  const hostPolicy = { allowedHosts: settings.allowedHosts, trustedProxies: settings.trustedProxies };
   const httpOptions: HttpOptions = {
     host: settings.host,
     port: settings.port,
@@ -113,6 +115,7 @@ export async function frontEndStage(inputs: FrontEndInputs): Promise<FrontEndSta
     rawRoutes: [...(renderMetrics && metricsPort === undefined ? [metricsRoute(renderMetrics)] : []), ...inputs.rawRoutes],
     sse: { heartbeatMs: settings.sseHeartbeat * 1000, maxBufferedBytes: settings.sseMaxBufferedBytes },
     logger,
+    hostGuard: createHostGuard({ ...hostPolicy, listenHost: settings.host }),
     ...(metrics ? { metrics } : {}),
   };
 
@@ -150,7 +153,9 @@ export async function frontEndStage(inputs: FrontEndInputs): Promise<FrontEndSta
     metricsShown: metricsUrl ?? (renderMetrics ? 'mounted app /metrics' : 'off'),
     stats,
     mount(opts) {
-      const { handler, exchange } = nodeHandler(httpOptions, hostPort(settings.host, settings.port), opts);
+      // A host app listens where it likes: `auto` is decided by each connection's local address.
+      const mountOptions = { ...httpOptions, hostGuard: createHostGuard(hostPolicy) };
+      const { handler, exchange } = nodeHandler(mountOptions, hostPort(settings.host, settings.port), opts);
       mounted.push(exchange);
       return handler;
     },

@@ -17,12 +17,18 @@ export interface RawExchange {
   closed: boolean;
 }
 
-/** Sends `request` as it is and collects what comes back until the server closes or `waitMs` passes. */
-export function rawExchange(baseUrl: string, request: string | Buffer, waitMs = 1000): Promise<RawExchange> {
+/**
+ * Sends `request` as it is and collects what comes back until the server closes or `waitMs` passes.
+ * `localAddress`: the client's own address (any 127/8 address is loopback on Linux), to be a
+ * peer other than 127.0.0.1.
+ */
+export function rawExchange(baseUrl: string, request: string | Buffer, waitMs = 1000, localAddress?: string): Promise<RawExchange> {
   const { hostname, port } = new URL(baseUrl);
   return new Promise((resolve, reject) => {
     let text = '';
-    const socket = net.connect(Number(port), hostname, () => socket.write(request));
+    const socket = net.connect({ port: Number(port), host: hostname, ...(localAddress ? { localAddress } : {}) }, () =>
+      socket.write(request),
+    );
     const timer = setTimeout(() => {
       socket.destroy();
       resolve({ text, closed: false });

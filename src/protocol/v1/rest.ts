@@ -17,6 +17,7 @@ import type { TaskFeed } from '../../runtime/task-feed.js';
 import { objectOf, toJsonText } from '../json-text.js';
 import type { Message, Task } from '../../a2a/schemas.js';
 import type { Operations } from '../operations.js';
+import { CARD_URL_VARY } from '../card.js';
 import { isObject } from '../params.js';
 import { toA2AError, type Reply } from '../reply.js';
 import { findRoute, queryParams, type Captures, type RestRequest } from '../rest.js';
@@ -126,7 +127,10 @@ const ROUTES: RouteEntry[] = [
     method: 'GET',
     pattern: ['extendedAgentCard'],
     op: 'agent/getAuthenticatedExtendedCard',
-    run: (r, ops) => ok(ops.extendedCard(r.request, r.location.baseUrl, '1.0'), (card) => card),
+    run: (r, ops) =>
+      ops
+        .extendedCard(r.request, r.location.baseUrl, '1.0')
+        .then((card): Reply => ({ ...answer(200, card), headers: { Vary: CARD_URL_VARY } })),
   },
 ];
 
