@@ -67,6 +67,16 @@ export const SettingsSchema = z.object({
   cancelForceTimeout: num.positive().default(10),
   /** How long a cancel call waits for a cooperative handler to land in `canceled`. */
   cancelGrace: num.min(0).default(2),
+  /**
+   * Characters of task JSON one `tasks/list` answer may carry: a list pays for what it returns,
+   * so paging stops before this is passed (the first task of a page is always returned, and
+   * `maxTaskBytes` bounds it).
+   */
+  listMaxBytes: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(4 * 1024 * 1024),
   /** Coalesced progress writes during a blocking send (architecture: persistence policy). */
   progressFlushInterval: num.min(0).default(0.25),
   /** How long a turn's final write is retried while the store is unreachable. */

@@ -5,6 +5,7 @@
  */
 import type { IncomingRequest } from '../agent.js';
 import type { Caller, Operation } from '../auth/types.js';
+import type { Settings } from '../config.js';
 import { PushConfigs, type VersionedPushConfig } from '../push/configs.js';
 import type { ProtocolVersion } from '../a2a/versions.js';
 import type { TaskFeed } from '../runtime/task-feed.js';
@@ -47,6 +48,8 @@ export interface OperationsDeps {
   readiness?: Record<string, () => Promise<void>>;
   /** Levels free-form client JSON may nest (SERVICE_MAX_JSON_DEPTH); default 64. */
   maxJsonDepth?: number;
+  /** Size limits (README "Limits and quotas"); absent ones are not enforced. */
+  limits?: Partial<Pick<Settings, 'listMaxBytes'>>;
   /** Signs every card served (SERVICE_CARD_SIGNING_KEY); absent: cards carry no `signatures`. */
   signer?: CardSigner;
   /** Where an invalid extended card is reported (the client only learns "Internal error"). */
@@ -273,17 +276,17 @@ export function createOperations(deps: OperationsDeps): Operations {
     async listTasks(raw: unknown, caller?: Caller): Promise<ListTasksResult> {
       const params = parseParams(ListTasksParamsSchema, raw);
       const owner = caller?.principal.id;
-      const page = await service.listTasks(
-        {
-          pageSize: params.pageSize,
-          ...(owner !== undefined ? { owner } : {}),
-          ...(params.contextId !== undefined ? { contextId: params.contextId } : {}),
-          ...(params.status !== undefined ? { status: params.status } : {}),
-          ...(params.statusTimestampAfter !== undefined ? { statusTimestampAfter: params.statusTimestampAfter } : {}),
-          ...(params.pageToken ? { afterId: decodePageToken(params.pageToken) } : {}),
-        },
-        { historyLength: params.historyLength, includeArtifacts: params.includeArtifacts },
-      );
+      const page = await service.listTasks({
+        pageSize: params.pageSize,
+        ...(owner !== undefined ? { owner } : {}),
+        ...(params.contextId !== undefined ? { contextId: params.contextId } : {}),
+        ...(params.status !== undefined ? { status: params.status } : {}),
+        ...(params.statusTimestampAfter !== undefined ? { statusTimestampAfter: params.statusTimestampAfter } : {}),
+        ...(params.pageToken ? { afterId: decodePageToken(params.pageToken) } : {}),
+        historyLength: params.historyLength,
+        includeArtifacts: params.includeArtifacts,
+        maxBytes: deps.limits?.listMaxBytes,
+      });
       return {
         tasks: page.tasks,
         nextPageToken: page.lastId ? encodePageToken(page.lastId) : '',

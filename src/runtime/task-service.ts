@@ -248,10 +248,15 @@ export class TaskService {
     return this.live.running(id);
   }
 
-  /** One page of tasks, newest first; a running task shows as it is now, not as last stored. */
-  async listTasks(query: TaskListQuery, view: ViewOptions = {}): Promise<TaskPage> {
+  /**
+   * One page of tasks, newest first; a running task shows as it is now, not as last stored. The
+   * store reads only the parts the view returns, and stops the page at `query.maxBytes`.
+   */
+  async listTasks(query: TaskListQuery): Promise<TaskPage> {
     this.assertReady();
     const page = await this.opts.store.listTasks(query);
+    const view: ViewOptions = { historyLength: query.historyLength };
+    if (query.includeArtifacts !== undefined) view.includeArtifacts = query.includeArtifacts;
     const tasks = page.tasks.map((stored) => {
       const live = this.live.get(stored.id);
       return taskView(live?.run.isRunning === true ? live.task : stored, view);

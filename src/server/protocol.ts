@@ -42,6 +42,7 @@ export function protocolStage(
     push: pushConfigs,
     card: card.cardOptions,
     maxJsonDepth: settings.maxJsonDepth,
+    limits: { listMaxBytes: settings.listMaxBytes },
     logger,
     ...(card.signer ? { signer: card.signer } : {}),
     readiness: {
