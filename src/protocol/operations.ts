@@ -10,6 +10,7 @@ import { PushConfigs, type VersionedPushConfig } from '../push/configs.js';
 import type { ProtocolVersion } from '../a2a/versions.js';
 import type { TaskFeed } from '../runtime/task-feed.js';
 import { openResubscribe, openTurnFeed } from '../runtime/task-feed.js';
+import { assertClientMessage } from '../runtime/size-limits.js';
 import type { SendResult, TaskService } from '../runtime/task-service.js';
 import { buildCard, parseExtendedCard, type CardOptions } from './card.js';
 import { servedCard, type ServedCard } from './v1/card.js';
@@ -49,7 +50,7 @@ export interface OperationsDeps {
   /** Levels free-form client JSON may nest (SERVICE_MAX_JSON_DEPTH); default 64. */
   maxJsonDepth?: number;
   /** Size limits (README "Limits and quotas"); absent ones are not enforced. */
-  limits?: Partial<Pick<Settings, 'listMaxBytes'>>;
+  limits?: Partial<Pick<Settings, 'listMaxBytes' | 'maxMessageBytes'>>;
   /** Signs every card served (SERVICE_CARD_SIGNING_KEY); absent: cards carry no `signatures`. */
   signer?: CardSigner;
   /** Where an invalid extended card is reported (the client only learns "Internal error"). */
@@ -144,6 +145,7 @@ export function createOperations(deps: OperationsDeps): Operations {
       params.configuration = { ...params.configuration, pushNotificationConfig: versioned(inline, version) };
     }
     assertShallow('message.metadata', params.message.metadata);
+    if (deps.limits?.maxMessageBytes !== undefined) assertClientMessage(params.message, { maxMessageBytes: deps.limits.maxMessageBytes });
     const parts = params.message.parts;
     for (let i = 0; i < parts.length; i++) {
       const part = parts[i] as Part;

@@ -29,6 +29,7 @@ import { TurnEffects, type TransitionListener, type TransitionSubscriber } from 
 import { TurnStarts, type InlinePushRegistrar, type StartedTurn } from './turn-starts.js';
 import { waitFor } from './wait.js';
 import { NO_METRICS, type Metrics } from '../observe/metrics.js';
+import type { SizeLimits } from './size-limits.js';
 
 export interface TaskServiceOptions {
   agent: AgentDefinition;
@@ -51,6 +52,8 @@ export interface TaskServiceOptions {
   inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
   /** Where transitions, turns and replays are counted (default: nowhere). */
   metrics?: Metrics;
+  /** Limits on what an agent's output may add to a task (size-limits.ts); default none. */
+  sizeLimits?: SizeLimits;
 }
 
 export type { InlinePushRegistrar, StartedTurn, TransitionListener, TransitionSubscriber };
@@ -105,6 +108,7 @@ export class TaskService {
       logger: opts.logger,
       transitionListeners: this.transitionListeners,
       metrics: this.metrics,
+      ...(opts.sizeLimits ? { sizeLimits: opts.sizeLimits } : {}),
     });
     this.effects = effects;
     this.startActor = taskActorStarter({

@@ -42,7 +42,7 @@ export function protocolStage(
     push: pushConfigs,
     card: card.cardOptions,
     maxJsonDepth: settings.maxJsonDepth,
-    limits: { listMaxBytes: settings.listMaxBytes },
+    limits: { listMaxBytes: settings.listMaxBytes, maxMessageBytes: settings.maxMessageBytes },
     logger,
     ...(card.signer ? { signer: card.signer } : {}),
     readiness: {

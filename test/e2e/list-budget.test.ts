@@ -10,7 +10,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearerAuth, defineAgent, type AgentContext } from '../../src/index.js';
 import { client, restCall, rpcCall, TRANSPORTS, userMessage, type Json, type Outcome, type TransportName } from '../support/a2a.js';
-import { v1Client, V1_HEADERS } from '../support/a2a-v1.js';
+import { v1Client, v1UserMessage, V1_HEADERS } from '../support/a2a-v1.js';
 import { startServer, tempDir, type TestServer } from '../support/server.js';
 
 const PG_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -53,6 +53,9 @@ const listAs = (url: string, transport: TransportName, params: Record<string, un
         undefined,
         as,
       );
+const getAs = (url: string, transport: TransportName, id: string, as: Record<string, string> = ALICE) =>
+  transport === 'jsonrpc' ? rpcCall(url, 'tasks/get', { id }, as) : restCall(url, 'GET', `/v1/tasks/${id}`, undefined, as);
+
 /** Characters of text of `n`, so sizes read plainly in the tests. */
 const text = (n: number): string => 'x'.repeat(n);
 
@@ -201,5 +204,77 @@ describe.each(STORES)('lists on the $name store', ({ store }) => {
       const summaries = await v1.list({ historyLength: 0 });
       expect(summaries.result.tasks).toHaveLength(BIG_TASKS);
     }
+  });
+});
+
+describe('size limits', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer({ agent, maxMessageBytes: 4096, maxArtifactBytes: 8192, maxTaskBytes: 20_000 });
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('a client message over the limit is refused with contentTooLarge naming SERVICE_MAX_MESSAGE_BYTES (v0.3, both transports)', async () => {
+    for (const transport of TRANSPORTS) {
+      const refused = await client(server.url, transport).send({ message: userMessage(text(5000)) }, ALICE);
+      expect(refused.status).toBe(transport === 'rest' ? 413 : 200);
+      const error = refused.error;
+      expect(error?.code).toBe(-32602);
+      expect(error?.message).toContain('SERVICE_MAX_MESSAGE_BYTES');
+      const fits = await client(server.url, transport).send({ message: userMessage(text(4000)) }, ALICE);
+      expect(fits.result.status.state).toBe('completed');
+    }
+    // Nothing was stored for the refused messages.
+    expect((await listAs(server.url, 'rest', {})).result.totalSize).toBe(2);
+  });
+
+  it('a client message over the limit is refused over v1.0 too (413 RESOURCE_EXHAUSTED on REST)', async () => {
+    for (const transport of TRANSPORTS) {
+      const refused = await v1Client(server.url, transport, { ...V1_HEADERS, ...ALICE }).send({ message: v1UserMessage(text(5000)) });
+      const wire = JSON.stringify(refused.error);
+      expect(wire).toContain('SERVICE_MAX_MESSAGE_BYTES');
+      if (transport === 'rest') {
+        expect(refused.status).toBe(413);
+        expect(wire).toContain('RESOURCE_EXHAUSTED');
+      }
+    }
+  });
+
+  const failures: [string, string][] = [
+    ['artifact 9000', 'SERVICE_MAX_ARTIFACT_BYTES'],
+    ['append 3000 3', 'SERVICE_MAX_ARTIFACT_BYTES'],
+    ['artifacts 8000 3', 'SERVICE_MAX_TASK_BYTES'],
+    ['say 5000', 'SERVICE_MAX_MESSAGE_BYTES'],
+  ];
+
+  it.each(failures)('an agent output over its limit (%s) fails the turn, the status message naming %s (v0.3)', async (command, setting) => {
+    for (const transport of TRANSPORTS) {
+      const sent = await client(server.url, transport).send({ message: userMessage(command) }, ALICE);
+      expect(sent.result.status.state).toBe('failed');
+      const said = sent.result.status.message.parts[0].text as string;
+      expect(said).toContain(setting);
+      expect(said).toMatch(/over the limit of \d+/);
+      // Nothing past the limit was kept.
+      const stored = await getAs(server.url, transport, sent.result.id);
+      expect(JSON.stringify(stored.result).length).toBeLessThan(20_000 + 4096);
+    }
+  });
+
+  it.each(failures)('an agent output over its limit (%s) fails the turn over v1.0, naming %s', async (command, setting) => {
+    for (const transport of TRANSPORTS) {
+      const sent = await v1Client(server.url, transport, { ...V1_HEADERS, ...ALICE }).send({ message: v1UserMessage(command) });
+      expect(sent.status).toBe(200);
+      const task = sent.result.task as Json;
+      expect(task.status.state).toBe('TASK_STATE_FAILED');
+      expect(JSON.stringify(task.status.message)).toContain(setting);
+    }
+  });
+
+  it('output within every limit completes as before', async () => {
+    const sent = await client(server.url, 'jsonrpc').send({ message: userMessage('append 2000 3') }, ALICE);
+    expect(sent.result.status.state).toBe('completed');
+    expect(sent.result.artifacts[0].parts).toHaveLength(3);
   });
 });
