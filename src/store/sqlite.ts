@@ -54,6 +54,10 @@ const MIGRATIONS: readonly string[] = [
    CREATE INDEX task_summaries_context ON task_summaries (context_id, id);
    CREATE INDEX task_summaries_state ON task_summaries (state, id);
    CREATE INDEX task_summaries_owner ON task_summaries (owner, id);
+   -- Only lists and start-up recovery filtered by these, and they read task_summaries now.
+   DROP INDEX tasks_context;
+   DROP INDEX tasks_state;
+   DROP INDEX tasks_owner;
    INSERT INTO task_summaries
      SELECT id, context_id, state, status_ts, owner, json_remove(body, '$.history', '$.artifacts'),
        length(json_remove(body, '$.history', '$.artifacts')), COALESCE(length(json_extract(body, '$.history')), 0),
@@ -237,7 +241,9 @@ export class SqliteTaskStore implements TaskStore {
 
   async tasksInStates(states: readonly TaskState[]): Promise<Task[]> {
     if (states.length === 0) return [];
-    const rows = this.db.prepare(`SELECT body FROM tasks WHERE state IN (${states.map(() => '?').join(',')})`).all(...states) as {
+    const rows = this.db
+      .prepare(`SELECT t.body FROM task_summaries s JOIN tasks t ON t.id = s.id WHERE s.state IN (${states.map(() => '?').join(',')})`)
+      .all(...states) as {
       body: string;
     }[];
     return rows.map((r) => JSON.parse(r.body) as Task);
