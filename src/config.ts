@@ -121,6 +121,38 @@ export const SettingsSchema = z.object({
   cancelForceTimeout: num.positive().default(10),
   /** How long a cancel call waits for a cooperative handler to land in `canceled`. */
   cancelGrace: num.min(0).default(2),
+  /**
+   * Characters of task JSON one `tasks/list` answer may carry: a list pays for what it returns,
+   * so paging stops before this is passed (the first task of a page is always returned, and
+   * `maxTaskBytes` bounds it).
+   */
+  listMaxBytes: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(4 * 1024 * 1024),
+  /**
+   * Size of one message (client or agent), counted over its parts' text, file content and JSON
+   * data: a message is stored, listed and streamed whole, so one caller's giant message costs
+   * every reader. The default matches the body cap, so no HTTP client meets it first.
+   */
+  maxMessageBytes: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(10 * 1024 * 1024),
+  /** Size of one artifact, counted like a message, including every chunk appended to it. */
+  maxArtifactBytes: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(10 * 1024 * 1024),
+  /** Size of one task (history plus artifacts), counted like a message: what one list entry can cost. */
+  maxTaskBytes: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(32 * 1024 * 1024),
   /** Coalesced progress writes during a blocking send (architecture: persistence policy). */
   progressFlushInterval: num.min(0).default(0.25),
   /** How long a turn's final write is retried while the store is unreachable. */

@@ -5,11 +5,13 @@
  */
 import type { IncomingRequest } from '../agent.js';
 import type { Caller, Operation } from '../auth/types.js';
+import type { Settings } from '../config.js';
 import { PushConfigs, type VersionedPushConfig } from '../push/configs.js';
 import type { ProtocolVersion } from '../a2a/versions.js';
 import type { TaskFeed } from '../runtime/task-feed.js';
 import { openResubscribe, openTurnFeed } from '../runtime/task-feed.js';
 import { StreamQuota } from '../runtime/caller-quotas.js';
+import { assertClientMessage } from '../runtime/size-limits.js';
 import type { SendResult, TaskService } from '../runtime/task-service.js';
 import { buildCard, parseExtendedCard, type CardOptions } from './card.js';
 import { servedCard, type ServedCard } from './v1/card.js';
@@ -48,6 +50,8 @@ export interface OperationsDeps {
   readiness?: Record<string, () => Promise<void>>;
   /** Levels free-form client JSON may nest (SERVICE_MAX_JSON_DEPTH); default 64. */
   maxJsonDepth?: number;
+  /** Size limits (README "Limits and quotas"); absent ones are not enforced. */
+  limits?: Partial<Pick<Settings, 'listMaxBytes' | 'maxMessageBytes'>>;
   /** Signs every card served (SERVICE_CARD_SIGNING_KEY); absent: cards carry no `signatures`. */
   signer?: CardSigner;
   /** Where an invalid extended card is reported (the client only learns "Internal error"). */
@@ -144,6 +148,7 @@ export function createOperations(deps: OperationsDeps): Operations {
       params.configuration = { ...params.configuration, pushNotificationConfig: versioned(inline, version) };
     }
     assertShallow('message.metadata', params.message.metadata);
+    if (deps.limits?.maxMessageBytes !== undefined) assertClientMessage(params.message, { maxMessageBytes: deps.limits.maxMessageBytes });
     const parts = params.message.parts;
     for (let i = 0; i < parts.length; i++) {
       const part = parts[i] as Part;
@@ -279,17 +284,17 @@ export function createOperations(deps: OperationsDeps): Operations {
     async listTasks(raw: unknown, caller?: Caller): Promise<ListTasksResult> {
       const params = parseParams(ListTasksParamsSchema, raw);
       const owner = caller?.principal.id;
-      const page = await service.listTasks(
-        {
-          pageSize: params.pageSize,
-          ...(owner !== undefined ? { owner } : {}),
-          ...(params.contextId !== undefined ? { contextId: params.contextId } : {}),
-          ...(params.status !== undefined ? { status: params.status } : {}),
-          ...(params.statusTimestampAfter !== undefined ? { statusTimestampAfter: params.statusTimestampAfter } : {}),
-          ...(params.pageToken ? { afterId: decodePageToken(params.pageToken) } : {}),
-        },
-        { historyLength: params.historyLength, includeArtifacts: params.includeArtifacts },
-      );
+      const page = await service.listTasks({
+        pageSize: params.pageSize,
+        ...(owner !== undefined ? { owner } : {}),
+        ...(params.contextId !== undefined ? { contextId: params.contextId } : {}),
+        ...(params.status !== undefined ? { status: params.status } : {}),
+        ...(params.statusTimestampAfter !== undefined ? { statusTimestampAfter: params.statusTimestampAfter } : {}),
+        ...(params.pageToken ? { afterId: decodePageToken(params.pageToken) } : {}),
+        historyLength: params.historyLength,
+        includeArtifacts: params.includeArtifacts,
+        maxBytes: deps.limits?.listMaxBytes,
+      });
       return {
         tasks: page.tasks,
         nextPageToken: page.lastId ? encodePageToken(page.lastId) : '',

@@ -8,6 +8,7 @@ import type { AgentContext, ArtifactChunk, Content } from '../agent.js';
 import type { Message, Part } from '../a2a/schemas.js';
 import { a2aError } from '../a2a/errors.js';
 import type { LiveTask, RuntimeTaskEvent } from './live-task.js';
+import { assertAgentMessage, assertArtifactChunk, type SizeLimits } from './size-limits.js';
 import { outputFilter, refusedType, type AcceptsMime } from './output-modes.js';
 import { agentMessage, partsOf, textOf } from './task-views.js';
 
@@ -16,6 +17,8 @@ export interface AgentContextDriver {
   agentEvent(live: LiveTask, event: RuntimeTaskEvent): boolean;
   /** A direct reply: replaces a first-turn task with a Message, or completes it. */
   reply(live: LiveTask, message: Message): void;
+  /** What the handler's output may add to its task. */
+  readonly sizeLimits: SizeLimits;
 }
 
 /**
@@ -125,6 +128,7 @@ class TurnContext implements AgentContext {
     return (this.#artifact ??= (chunk) => {
       assertAcceptedParts(this.#live, this.accepts, 'artifact', chunk.parts);
       assertSerializable('artifact', chunk.parts, chunk.metadata);
+      assertArtifactChunk(this.#live.task, chunk, this.#driver.sizeLimits);
       this.#event({ type: 'ARTIFACT', artifact: chunk });
     });
   }
@@ -176,6 +180,7 @@ class TurnContext implements AgentContext {
     const msg = agentMessage(content, this.taskId, this.contextId);
     if (where !== undefined) assertAcceptedParts(this.#live, this.accepts, where, msg.parts);
     if (typeof content !== 'string') assertSerializable('agent message', msg.parts, msg.metadata);
+    assertAgentMessage(this.#live.task, msg, this.#driver.sizeLimits);
     return msg;
   }
 
@@ -196,6 +201,7 @@ class TurnContext implements AgentContext {
       if (content.extensions !== undefined) artifact.extensions = content.extensions;
     }
     if (typeof content !== 'string') assertSerializable('complete', parts, artifact.metadata);
+    assertArtifactChunk(this.#live.task, artifact, this.#driver.sizeLimits);
     this.#event({ type: 'COMPLETE', artifact });
   }
 }

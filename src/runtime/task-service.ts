@@ -29,6 +29,7 @@ import { TurnEffects, type TransitionListener, type TransitionSubscriber } from 
 import { TurnStarts, type InlinePushRegistrar, type StartedTurn } from './turn-starts.js';
 import { waitFor } from './wait.js';
 import { NO_METRICS, type Metrics } from '../observe/metrics.js';
+import type { SizeLimits } from './size-limits.js';
 
 export interface TaskServiceOptions {
   agent: AgentDefinition;
@@ -52,6 +53,8 @@ export interface TaskServiceOptions {
   inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
   /** Where transitions, turns and replays are counted (default: nowhere). */
   metrics?: Metrics;
+  /** Limits on what an agent's output may add to a task (size-limits.ts); default none. */
+  sizeLimits?: SizeLimits;
 }
 
 export type { InlinePushRegistrar, StartedTurn, TransitionListener, TransitionSubscriber };
@@ -106,6 +109,7 @@ export class TaskService {
       logger: opts.logger,
       transitionListeners: this.transitionListeners,
       metrics: this.metrics,
+      ...(opts.sizeLimits ? { sizeLimits: opts.sizeLimits } : {}),
     });
     this.effects = effects;
     this.startActor = taskActorStarter({
@@ -250,10 +254,15 @@ export class TaskService {
     return this.live.running(id);
   }
 
-  /** One page of tasks, newest first; a running task shows as it is now, not as last stored. */
-  async listTasks(query: TaskListQuery, view: ViewOptions = {}): Promise<TaskPage> {
+  /**
+   * One page of tasks, newest first; a running task shows as it is now, not as last stored. The
+   * store reads only the parts the view returns, and stops the page at `query.maxBytes`.
+   */
+  async listTasks(query: TaskListQuery): Promise<TaskPage> {
     this.assertReady();
     const page = await this.opts.store.listTasks(query);
+    const view: ViewOptions = { historyLength: query.historyLength };
+    if (query.includeArtifacts !== undefined) view.includeArtifacts = query.includeArtifacts;
     const tasks = page.tasks.map((stored) => {
       const live = this.live.get(stored.id);
       return taskView(live?.run.isRunning === true ? live.task : stored, view);

@@ -12,6 +12,7 @@ import { newId } from '../a2a/ids.js';
 import { ERRORS, isA2AError } from '../a2a/errors.js';
 import { continuesInBackground, createAgentContext, type AgentContextDriver } from './agent-context.js';
 import type { TaskEventLog } from './event-log.js';
+import { NO_SIZE_LIMITS, type SizeLimits } from './size-limits.js';
 import type { LiveTask, RuntimeTaskEvent } from './live-task.js';
 import type { LiveTasks } from './live-tasks.js';
 import { isoAt, nextStatusMs } from './status-clock.js';
@@ -41,6 +42,8 @@ export interface TurnEffectsDeps {
   transitionListeners: ReadonlySet<TransitionSubscriber>;
   /** Where transitions and turn durations are counted (default: nowhere). */
   metrics?: Metrics;
+  /** What the agent's output may add to a task (size-limits.ts); default none. */
+  sizeLimits?: SizeLimits;
 }
 
 export class TurnEffects {
@@ -58,6 +61,7 @@ export class TurnEffects {
     this.driver = {
       agentEvent: (live, event) => this.agentEvent(live, event),
       reply: (live, message) => this.reply(live, message),
+      sizeLimits: deps.sizeLimits ?? NO_SIZE_LIMITS,
     };
   }
 
@@ -104,7 +108,7 @@ export class TurnEffects {
    * log, since an error's text may hold what the agent never meant to send.
    */
   private failureOf(live: LiveTask, err: unknown): Message {
-    if (isA2AError(err) && err.entry === ERRORS.outputNotAccepted) {
+    if (isA2AError(err) && (err.entry === ERRORS.outputNotAccepted || err.entry === ERRORS.contentTooLarge)) {
       this.deps.logger.warn('agent.output_not_accepted', { taskId: live.id, reason: err.message });
       return agentMessage(err.message, live.id, live.task.contextId);
     }

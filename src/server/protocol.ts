@@ -46,6 +46,7 @@ export function protocolStage(
     card: card.cardOptions,
     maxJsonDepth: settings.maxJsonDepth,
     maxStreamsPerCaller: settings.maxStreamsPerCaller,
+    limits: { listMaxBytes: settings.listMaxBytes, maxMessageBytes: settings.maxMessageBytes },
     logger,
     ...(card.signer ? { signer: card.signer } : {}),
     readiness: {

@@ -70,6 +70,11 @@ export function runtimeStage(
     logger,
     coordinator: backends.coordinator,
     leaseTtl: settings.leaseTtl,
+    sizeLimits: {
+      maxMessageBytes: settings.maxMessageBytes,
+      maxArtifactBytes: settings.maxArtifactBytes,
+      maxTaskBytes: settings.maxTaskBytes,
+    },
     beforeHandOver: (taskId) => delivery?.drained(taskId, HAND_OVER_PUSH_WAIT_MS) ?? Promise.resolve(),
     ...(inspect ? { inspect } : {}),
   });

@@ -10,6 +10,7 @@
  * object graph is dozens for the garbage collector to mark.
  */
 import type { Task, TaskState } from '../a2a/schemas.js';
+import { PageBudget, listedText } from './list-page.js';
 import { PushConfigMap } from './push-config-map.js';
 import type { MessageKey, StoredPushConfig, TaskListQuery, TaskPage, TaskStore } from './types.js';
 
@@ -65,7 +66,9 @@ export class MapTaskStore implements TaskStore {
       (query.status === undefined || t.state === query.status) &&
       (after === undefined || t.time >= after);
     const tasks: Task[] = [];
+    const budget = new PageBudget(query);
     let lastId: string | undefined;
+    let full = false;
     let totalSize = 0;
     for (let i = this.ids.length - 1; i >= 0; i--) {
       const id = this.ids[i] as string;
@@ -74,8 +77,14 @@ export class MapTaskStore implements TaskStore {
       totalSize++;
       // Keyset paging: the page starts at the first match older than the previous page's last.
       if (query.afterId !== undefined && id >= query.afterId) continue;
-      if (tasks.length < query.pageSize) tasks.push(JSON.parse(stored.json) as Task);
-      else lastId ??= tasks[tasks.length - 1]?.id;
+      if (full) continue;
+      // Only the parts the page returns are parsed (list-page.ts).
+      const listed = budget.full ? undefined : listedText(stored.json, query);
+      if (listed !== undefined && budget.take(listed.cost)) tasks.push(listed.entry());
+      else {
+        full = true;
+        lastId = tasks[tasks.length - 1]?.id;
+      }
     }
     return { tasks, totalSize, ...(lastId !== undefined ? { lastId } : {}) };
   }

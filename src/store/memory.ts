@@ -16,7 +16,14 @@ import { packTask, unpackTask } from './task-text.js';
 import { StringIndex } from './string-index.js';
 import { TextArena } from './text-arena.js';
 import { PushConfigMap } from './push-config-map.js';
+import { PageBudget, listedText } from './list-page.js';
 import type { MessageKey, StoredPushConfig, TaskListQuery, TaskPage, TaskStore } from './types.js';
+
+/**
+ * Characters of JSON from which a task is kept as its text rather than packed: past this, what a
+ * list reads of it should not depend on the size of the parts it leaves out.
+ */
+const LARGE_TEXT = 64 * 1024;
 
 const stateCode = new Map<TaskState, number>(TASK_STATES.map((s, i) => [s, i]));
 
@@ -57,6 +64,12 @@ export class MemoryTaskStore implements TaskStore {
    */
   private readonly messages = new Map<string, string | string[]>();
   private readonly pushConfigs = new PushConfigMap();
+  /**
+   * Tasks whose JSON text is LARGE_TEXT or longer, by slot, kept as the text itself (their slot in
+   * the arena is empty): a list reads such a task's summary out of the text without decoding the
+   * rest, where a packed text would have to be unpacked whole first.
+   */
+  private readonly large = new Map<number, string>();
 
   async getTask(id: string, owner?: string): Promise<Task | undefined> {
     const slot = this.slots.get(id);
@@ -65,7 +78,11 @@ export class MemoryTaskStore implements TaskStore {
   }
 
   private parse(slot: number): Task {
-    return JSON.parse(unpackTask(this.texts.get(slot), this.idOf[slot] as string, this.contextOf[slot] as string)) as Task;
+    return JSON.parse(this.text(slot)) as Task;
+  }
+
+  private text(slot: number): string {
+    return this.large.get(slot) ?? unpackTask(this.texts.get(slot), this.idOf[slot] as string, this.contextOf[slot] as string);
   }
 
   async saveTask(task: Task, messageKey?: MessageKey, json?: string, owner?: string): Promise<void> {
@@ -102,14 +119,24 @@ export class MemoryTaskStore implements TaskStore {
     }
     // A task never changes context: the slot's context id is the one it was created with.
     const contextId = this.contextOf[slot] as string;
-    // The runtime's own task shapes take the fast packer; it leaves any other text to the reference.
-    const chunk = this.texts.beginWrite(slot, text.length);
-    const packed = this.packer.pack(text, task.id, contextId, chunk, this.texts.freeOffset);
-    if (packed >= 0) this.texts.commit(slot, packed);
-    else this.texts.set(slot, packTask(text, task.id, contextId));
+    if (text.length >= LARGE_TEXT) {
+      this.texts.clear(slot);
+      this.large.set(slot, text);
+    } else {
+      if (this.large.size > 0) this.large.delete(slot);
+      this.pack(slot, text, task.id, contextId);
+    }
     (this.stateCounts[code] as number)++;
     this.states[slot] = code;
     this.times[slot] = timeOf(task.status.timestamp);
+  }
+
+  private pack(slot: number, text: string, taskId: string, contextId: string): void {
+    // The runtime's own task shapes take the fast packer; it leaves any other text to the reference.
+    const chunk = this.texts.beginWrite(slot, text.length);
+    const packed = this.packer.pack(text, taskId, contextId, chunk, this.texts.freeOffset);
+    if (packed >= 0) this.texts.commit(slot, packed);
+    else this.texts.set(slot, packTask(text, taskId, contextId));
   }
 
   private makeRoom(slot: number): void {
@@ -147,16 +174,23 @@ export class MemoryTaskStore implements TaskStore {
           : this.order;
 
     const tasks: Task[] = [];
+    const budget = new PageBudget(query);
     let lastId: string | undefined;
     const start = query.afterId === undefined ? source.length - 1 : lowerBound(source, query.afterId) - 1;
     for (let i = start; i >= 0; i--) {
       const slot = this.slots.get(source[i] as string);
       if (!matches(slot)) continue;
-      if (tasks.length === query.pageSize) {
+      if (budget.full) {
         lastId = tasks[tasks.length - 1]?.id;
         break;
       }
-      tasks.push(this.parse(slot));
+      // A packed text is unpacked whole, but it is short; a large one is read in parts (list-page.ts).
+      const listed = listedText(this.text(slot), query);
+      if (!budget.take(listed.cost)) {
+        lastId = tasks[tasks.length - 1]?.id;
+        break;
+      }
+      tasks.push(listed.entry());
     }
     return { tasks, totalSize: this.total(query, source, matches), ...(lastId !== undefined ? { lastId } : {}) };
   }

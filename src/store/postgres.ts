@@ -8,6 +8,7 @@ import pg from 'pg';
 import { a2aError, isA2AError } from '../a2a/errors.js';
 import type { Task, TaskState } from '../a2a/schemas.js';
 import { GroupCommit } from './group-commit.js';
+import { PageBudget, listCost, listEntry, storedSummary } from './list-page.js';
 import type { MessageKey, StoredPushConfig, TaskListQuery, TaskPage, TaskStore } from './types.js';
 import { PostgresOutboxTable } from './outbox-postgres.js';
 
@@ -44,7 +45,21 @@ const MIGRATIONS: readonly string[] = [
   // add. Spread over slots so concurrent writers rarely wait on one row.
   `CREATE TABLE a2actor_task_counts (owner_key TEXT NOT NULL, slot INT NOT NULL, n BIGINT NOT NULL, PRIMARY KEY (owner_key, slot));
    INSERT INTO a2actor_task_counts (owner_key, slot, n) SELECT COALESCE('o:' || owner, ''), 0, COUNT(*) FROM a2actor_tasks GROUP BY 1;`,
+  // What a list reads of a task (list-page.ts): its summary and part sizes. The body is stored
+  // out of line (TOAST) once large, so reading these never reads it.
+  `ALTER TABLE a2actor_tasks ADD COLUMN summary JSON, ADD COLUMN summary_bytes INT NOT NULL DEFAULT 0,
+     ADD COLUMN history_bytes INT NOT NULL DEFAULT 0, ADD COLUMN artifacts_bytes INT NOT NULL DEFAULT 0;
+   UPDATE a2actor_tasks SET summary = (body::jsonb - 'history' - 'artifacts')::json,
+     history_bytes = COALESCE(length((body -> 'history')::text), 0), artifacts_bytes = COALESCE(length((body -> 'artifacts')::text), 0);
+   UPDATE a2actor_tasks SET summary_bytes = length(summary::text);`,
 ];
+
+interface SummaryRow {
+  id: string;
+  summary_bytes: number;
+  history_bytes: number;
+  artifacts_bytes: number;
+}
 
 /** Slots of a2actor_task_counts per owner; a batch adds to one at random. */
 const COUNT_SLOTS = 16;
@@ -55,16 +70,18 @@ const COUNT_SLOTS = 16;
  * columns come as arrays, so the statement's text (and its prepared plan) fits any batch size.
  */
 const SAVE_TASKS = `WITH written AS (
-    SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::json[], $6::text[], $7::text[], $8::text[])
-      AS r(id, context_id, state, status_ts, body, owner, scope, message_id)
+    SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::json[], $6::text[], $7::text[], $8::text[],
+        $10::json[], $11::int[], $12::int[], $13::int[])
+      AS r(id, context_id, state, status_ts, body, owner, scope, message_id, summary, summary_bytes, history_bytes, artifacts_bytes)
   ), remembered AS (
     INSERT INTO a2actor_message_keys (scope, message_id, task_id)
     SELECT scope, message_id, id FROM written WHERE scope IS NOT NULL ON CONFLICT DO NOTHING
   ), saved AS (
-    INSERT INTO a2actor_tasks (id, context_id, state, status_ts, body, owner)
-    SELECT id, context_id, state, status_ts, body, owner FROM written
+    INSERT INTO a2actor_tasks (id, context_id, state, status_ts, body, owner, summary, summary_bytes, history_bytes, artifacts_bytes)
+    SELECT id, context_id, state, status_ts, body, owner, summary, summary_bytes, history_bytes, artifacts_bytes FROM written
     ON CONFLICT (id) DO UPDATE SET context_id = EXCLUDED.context_id, state = EXCLUDED.state,
-      status_ts = EXCLUDED.status_ts, body = EXCLUDED.body
+      status_ts = EXCLUDED.status_ts, body = EXCLUDED.body, summary = EXCLUDED.summary, summary_bytes = EXCLUDED.summary_bytes,
+      history_bytes = EXCLUDED.history_bytes, artifacts_bytes = EXCLUDED.artifacts_bytes
     -- xmax is 0 on a row this statement inserted, set on one it updated: new tasks are counted.
     RETURNING owner, xmax = 0 AS inserted
   )
@@ -226,17 +243,23 @@ export class PostgresTaskStore implements TaskStore {
 
   private async saveRows(batch: TaskWrite[]): Promise<void> {
     const column = <T>(pick: (w: TaskWrite) => T): T[] => batch.map(pick);
+    const bodies = column((w) => w.json ?? JSON.stringify(w.task));
+    const summaries = batch.map((w, i) => storedSummary(w.task, bodies[i] as string));
     await this.query({ name: 'a2actor_save_tasks', text: SAVE_TASKS }, [
       column((w) => w.task.id),
       column((w) => w.task.contextId),
       column((w) => w.task.status.state),
       column((w) => w.task.status.timestamp),
-      column((w) => w.json ?? JSON.stringify(w.task)),
+      bodies,
       // The owner is written once, with the task's first row (an update leaves it).
       column((w) => w.owner ?? null),
       column((w) => w.messageKey?.scope ?? null),
       column((w) => w.messageKey?.messageId ?? null),
       Math.floor(Math.random() * COUNT_SLOTS),
+      summaries.map((m) => m.summary),
+      summaries.map((m) => m.summaryBytes),
+      summaries.map((m) => m.historyBytes),
+      summaries.map((m) => m.artifactsBytes),
     ]);
   }
 
@@ -258,19 +281,41 @@ export class PostgresTaskStore implements TaskStore {
       : `SELECT COUNT(*) FROM a2actor_tasks WHERE ${where.join(' AND ')}`;
     if (query.afterId !== undefined) add('id < ?', query.afterId);
     params.push(query.pageSize + 1);
-    // One row at least (the total), with a null id when the page is empty.
-    const { rows } = await this.query<{ total: string; id: string | null; body: Task | null }>(
-      `SELECT c.total, p.id, p.body FROM (${total}) AS c(total)
-       LEFT JOIN LATERAL (SELECT id, body FROM a2actor_tasks ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
-         ORDER BY id DESC LIMIT $${params.length}) p ON true
+    // One row at least (the total), with a null id when the page is empty. The page is chosen by
+    // the stored sizes alone; then only what it returns is read.
+    const { rows } = await this.query<{ total: string } & (SummaryRow | { id: null })>(
+      `SELECT c.total, p.id, p.summary_bytes, p.history_bytes, p.artifacts_bytes FROM (${total}) AS c(total)
+       LEFT JOIN LATERAL (SELECT id, summary_bytes, history_bytes, artifacts_bytes FROM a2actor_tasks
+         ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT $${params.length}) p ON true
        ORDER BY p.id DESC`,
       params,
     );
-    const found = rows.filter((r): r is { total: string; id: string; body: Task } => r.id !== null);
-    const more = found.length > query.pageSize;
-    const page = more ? found.slice(0, query.pageSize) : found;
+    const budget = new PageBudget(query);
+    const page: SummaryRow[] = [];
+    for (const r of rows) {
+      if (r.id === null) continue;
+      const cost = listCost({ summaryBytes: r.summary_bytes, historyBytes: r.history_bytes, artifactsBytes: r.artifacts_bytes }, query);
+      if (!budget.take(cost)) break;
+      page.push(r);
+    }
+    const more = page.length < rows.filter((r) => r.id !== null).length;
     const last = page[page.length - 1];
-    return { tasks: page.map((r) => r.body), totalSize: Number(rows[0]?.total ?? 0), ...(more && last ? { lastId: last.id } : {}) };
+    const tasks = await this.listEntries(page, query);
+    return { tasks, totalSize: Number(rows[0]?.total ?? 0), ...(more && last ? { lastId: last.id } : {}) };
+  }
+
+  /** The page's entries: summaries, and the history and artifacts only when the query returns them. */
+  private async listEntries(page: readonly SummaryRow[], query: TaskListQuery): Promise<Task[]> {
+    if (page.length === 0) return [];
+    const history = query.historyLength === 0 ? 'NULL' : "(body -> 'history')::text";
+    const artifacts = query.includeArtifacts === false ? 'NULL' : "(body -> 'artifacts')::text";
+    // A row written before summaries existed, by a replica not yet upgraded, is read whole.
+    const { rows } = await this.query<{ summary: string; history: string | null; artifacts: string | null }>(
+      `SELECT COALESCE(summary, body)::text AS summary, ${history} AS history, ${artifacts} AS artifacts FROM a2actor_tasks
+       WHERE id = ANY($1) ORDER BY id DESC`,
+      [page.map((r) => r.id)],
+    );
+    return rows.map((r) => listEntry(JSON.parse(r.summary) as Task, r.history, r.artifacts, query));
   }
 
   async tasksInStates(states: readonly TaskState[]): Promise<Task[]> {

@@ -7,6 +7,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Task, TaskState } from '../a2a/schemas.js';
+import { PageBudget, listCost, listEntry, listedText, storedSummary, type StoredSummary } from './list-page.js';
 import type { MessageKey, StoredPushConfig, TaskListQuery, TaskPage, TaskStore } from './types.js';
 import { SqliteOutboxTable } from './outbox-sqlite.js';
 
@@ -37,14 +38,47 @@ const MIGRATIONS: readonly string[] = [
   // The principal that created a task (auth on); NULL for tasks created without auth.
   `ALTER TABLE tasks ADD COLUMN owner TEXT;
    CREATE INDEX tasks_owner ON tasks (owner, id);`,
+  // A list reads this table alone (list-page.ts): each task's filter columns, its summary and
+  // its part sizes. \`tasks\` is keyed WITHOUT ROWID, and SQLite reads a whole overflowing row to
+  // compare its key in a seek: every row a list touched there cost the task's full size.
+  `CREATE TABLE task_summaries (
+     id TEXT PRIMARY KEY,
+     context_id TEXT NOT NULL,
+     state TEXT NOT NULL,
+     status_ts TEXT NOT NULL,
+     owner TEXT,
+     summary TEXT NOT NULL,
+     summary_bytes INTEGER NOT NULL,
+     history_bytes INTEGER NOT NULL,
+     artifacts_bytes INTEGER NOT NULL
+   ) WITHOUT ROWID;
+   CREATE INDEX task_summaries_context ON task_summaries (context_id, id);
+   CREATE INDEX task_summaries_state ON task_summaries (state, id);
+   CREATE INDEX task_summaries_owner ON task_summaries (owner, id);
+   -- Only lists and start-up recovery filtered by these, and they read task_summaries now.
+   DROP INDEX tasks_context;
+   DROP INDEX tasks_state;
+   DROP INDEX tasks_owner;
+   INSERT INTO task_summaries
+     SELECT id, context_id, state, status_ts, owner, json_remove(body, '$.history', '$.artifacts'),
+       length(json_remove(body, '$.history', '$.artifacts')), COALESCE(length(json_extract(body, '$.history')), 0),
+       COALESCE(length(json_extract(body, '$.artifacts')), 0)
+     FROM tasks;`,
 ];
+
+interface SummaryRow {
+  id: string;
+  summary_bytes: number;
+  history_bytes: number;
+  artifacts_bytes: number;
+}
 
 export class SqliteTaskStore implements TaskStore {
   readonly description: string;
   private readonly db: Database.Database;
   private readonly stmt;
-  /** The task and its idempotency record in one transaction (one WAL commit). */
-  private readonly saveWithKey: (row: Record<string, string | null>, key: MessageKey) => void;
+  /** The task, its summary and its idempotency record in one transaction (one WAL commit). */
+  private readonly save: (row: Record<string, string | null>, summary: StoredSummary, key: MessageKey | undefined) => void;
 
   constructor(path: string) {
     this.description = `sqlite:${path}`;
@@ -65,6 +99,14 @@ export class SqliteTaskStore implements TaskStore {
          ON CONFLICT(id) DO UPDATE SET context_id = excluded.context_id, state = excluded.state,
            status_ts = excluded.status_ts, body = excluded.body`,
       ),
+      // Like \`upsert\`: the owner is written once, with the task's first row.
+      upsertSummary: db.prepare(
+        `INSERT INTO task_summaries (id, context_id, state, status_ts, owner, summary, summary_bytes, history_bytes, artifacts_bytes)
+         VALUES (@id, @contextId, @state, @ts, @owner, @summary, @summaryBytes, @historyBytes, @artifactsBytes)
+         ON CONFLICT(id) DO UPDATE SET context_id = excluded.context_id, state = excluded.state, status_ts = excluded.status_ts,
+           summary = excluded.summary, summary_bytes = excluded.summary_bytes, history_bytes = excluded.history_bytes,
+           artifacts_bytes = excluded.artifacts_bytes`,
+      ),
       findMessage: db.prepare<[string, string], { task_id: string }>('SELECT task_id FROM message_keys WHERE scope = ? AND message_id = ?'),
       rememberMessage: db.prepare('INSERT OR IGNORE INTO message_keys (scope, message_id, task_id) VALUES (?, ?, ?)'),
       savePush: db.prepare(
@@ -76,9 +118,11 @@ export class SqliteTaskStore implements TaskStore {
       deletePush: db.prepare('DELETE FROM push_configs WHERE task_id = ? AND config_id = ?'),
     };
     const stmt = this.stmt;
-    this.saveWithKey = db.transaction((row: Record<string, string | null>, key: MessageKey) => {
+    this.save = db.transaction((row: Record<string, string | null>, summary: StoredSummary, key: MessageKey | undefined) => {
       stmt.upsert.run(row);
-      stmt.rememberMessage.run(key.scope, key.messageId, row.id);
+      const { id, contextId, state, ts, owner } = row;
+      stmt.upsertSummary.run({ id, contextId, state, ts, owner, ...summary });
+      if (key) stmt.rememberMessage.run(key.scope, key.messageId, row.id);
     });
   }
 
@@ -121,19 +165,16 @@ export class SqliteTaskStore implements TaskStore {
   }
 
   async saveTask(task: Task, messageKey?: MessageKey, json?: string, owner?: string): Promise<void> {
+    const body = json ?? JSON.stringify(task);
     const row = {
       owner: owner ?? null,
       id: task.id,
       contextId: task.contextId,
       state: task.status.state,
       ts: task.status.timestamp,
-      body: json ?? JSON.stringify(task),
+      body,
     };
-    if (!messageKey) {
-      this.stmt.upsert.run(row);
-      return;
-    }
-    this.saveWithKey(row, messageKey);
+    this.save(row, storedSummary(task, body), messageKey);
   }
 
   async listTasks(query: TaskListQuery): Promise<TaskPage> {
@@ -157,25 +198,53 @@ export class SqliteTaskStore implements TaskStore {
       args.after = new Date(query.statusTimestampAfter).toISOString();
     }
     const filter = where.length ? `WHERE ${where.join(' AND ')}` : '';
-    const total = this.db.prepare(`SELECT COUNT(*) AS n FROM tasks ${filter}`).get(args) as { n: number };
+    // Lists read task_summaries alone (the migration says why).
+    const total = this.db.prepare(`SELECT COUNT(*) AS n FROM task_summaries ${filter}`).get(args) as { n: number };
     const pageWhere = [...where];
     if (query.afterId !== undefined) {
       pageWhere.push('id < @afterId');
       args.afterId = query.afterId;
     }
+    // The page is chosen by the stored sizes alone; then only what it returns is read.
     const rows = this.db
-      .prepare(`SELECT id, body FROM tasks ${pageWhere.length ? `WHERE ${pageWhere.join(' AND ')}` : ''} ORDER BY id DESC LIMIT @limit`)
-      .all({ ...args, limit: query.pageSize + 1 }) as { id: string; body: string }[];
-    const more = rows.length > query.pageSize;
-    const page = more ? rows.slice(0, query.pageSize) : rows;
-    const tasks = page.map((r) => JSON.parse(r.body) as Task);
+      .prepare(
+        `SELECT id, summary_bytes, history_bytes, artifacts_bytes FROM task_summaries
+         ${pageWhere.length ? `WHERE ${pageWhere.join(' AND ')}` : ''} ORDER BY id DESC LIMIT @limit`,
+      )
+      .all({ ...args, limit: query.pageSize + 1 }) as SummaryRow[];
+    const budget = new PageBudget(query);
+    const page: SummaryRow[] = [];
+    for (const r of rows) {
+      const cost = listCost({ summaryBytes: r.summary_bytes, historyBytes: r.history_bytes, artifactsBytes: r.artifacts_bytes }, query);
+      if (!budget.take(cost)) break;
+      page.push(r);
+    }
     const last = page[page.length - 1];
-    return { tasks, totalSize: total.n, ...(more && last ? { lastId: last.id } : {}) };
+    return { tasks: this.listEntries(page, query), totalSize: total.n, ...(page.length < rows.length && last ? { lastId: last.id } : {}) };
+  }
+
+  /** The page's entries: summaries, and the history and artifacts only when the query returns them. */
+  private listEntries(page: readonly SummaryRow[], query: TaskListQuery): Task[] {
+    if (page.length === 0) return [];
+    // Cutting the parts out of the body text here costs less than SQLite's json_extract, which
+    // parses the whole body.
+    const partsWanted = query.historyLength !== 0 || query.includeArtifacts !== false;
+    const body = partsWanted ? '(SELECT body FROM tasks WHERE tasks.id = s.id)' : 'NULL';
+    const rows = this.db
+      .prepare(
+        `SELECT s.summary, ${body} AS body FROM task_summaries s WHERE s.id IN (${page.map(() => '?').join(',')}) ORDER BY s.id DESC`,
+      )
+      .all(...page.map((r) => r.id)) as { summary: string; body: string | null }[];
+    return rows.map((r) =>
+      r.body === null ? listEntry(JSON.parse(r.summary) as Task, undefined, undefined, query) : listedText(r.body, query).entry(),
+    );
   }
 
   async tasksInStates(states: readonly TaskState[]): Promise<Task[]> {
     if (states.length === 0) return [];
-    const rows = this.db.prepare(`SELECT body FROM tasks WHERE state IN (${states.map(() => '?').join(',')})`).all(...states) as {
+    const rows = this.db
+      .prepare(`SELECT t.body FROM task_summaries s JOIN tasks t ON t.id = s.id WHERE s.state IN (${states.map(() => '?').join(',')})`)
+      .all(...states) as {
       body: string;
     }[];
     return rows.map((r) => JSON.parse(r.body) as Task);

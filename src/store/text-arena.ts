@@ -60,6 +60,12 @@ export class TextArena {
     this.liveBytes += length;
   }
 
+  /** Empties `slot` (its text is kept elsewhere now). */
+  clear(slot: number): void {
+    this.makeRoom(slot);
+    this.release(slot);
+  }
+
   get(slot: number): string {
     const length = this.lengthOf[slot] ?? 0;
     const chunk = this.chunks[this.chunkOf[slot] as number];

@@ -33,9 +33,19 @@ export interface TaskListQuery {
   pageSize: number;
   /** The id of the last task of the previous page (decoded from the page token). */
   afterId?: string;
+  /** History per task: absent = all, 0 = none (the entry has no `history`), N = the last N. */
+  historyLength?: number | undefined;
+  /** Artifacts per task: absent or true = included, false = left out. */
+  includeArtifacts?: boolean | undefined;
+  /**
+   * Characters of task JSON the page may return (src/store/list-page.ts has the rule): the
+   * store reads only what it returns, and stops the page before this is passed.
+   */
+  maxBytes?: number | undefined;
 }
 
 export interface TaskPage {
+  /** Each task as the query's view asks: its history and artifacts only when asked for. */
   tasks: Task[];
   /** Id of the last task when more pages follow. */
   lastId?: string;

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { v7 as uuidv7 } from 'uuid';
 import type { Task, TaskState } from '../../src/index.js';
-import type { TaskStore } from '../../src/store/types.js';
+import type { TaskListQuery, TaskStore } from '../../src/store/types.js';
 
 export function task(state: TaskState, opts: { contextId?: string; id?: string; at?: string } = {}): Task {
   const id = opts.id ?? uuidv7();
@@ -18,6 +18,28 @@ export function task(state: TaskState, opts: { contextId?: string; id?: string; 
     history: [{ kind: 'message', role: 'user', parts: [{ kind: 'text', text: `hi ${id}` }], messageId: `m-${id}`, taskId: id, contextId }],
     metadata: { stateTransitions: [{ state, timestamp: opts.at ?? new Date().toISOString() }], _internal: 1 },
   };
+}
+
+/**
+ * A task with `messages` messages in its history, each of two text parts of `chars` characters,
+ * and one artifact of `chars` characters.
+ */
+export function bulky(state: TaskState, messages: number, chars: number): Task {
+  const t = task(state);
+  const text = (i: number) => `${i}`.padEnd(chars, 'x');
+  t.history = Array.from({ length: messages }, (_, i) => ({
+    kind: 'message' as const,
+    role: i % 2 ? ('agent' as const) : ('user' as const),
+    parts: [
+      { kind: 'text' as const, text: text(i) },
+      { kind: 'text' as const, text: `"quoted" \\ ${text(i)}` },
+    ],
+    messageId: `m-${t.id}-${i}`,
+    taskId: t.id,
+    contextId: t.contextId,
+  }));
+  t.artifacts = [{ artifactId: 'a1', name: 'report', parts: [{ kind: 'text', text: text(99) }] }];
+  return t;
 }
 
 /**
@@ -113,6 +135,62 @@ export function storeContract(name: string, open: () => Promise<{ store: TaskSto
       expect(all.totalSize).toBe(30);
       expect(all.tasks.map((t) => t.id)).toEqual(newest);
       expect((await store.listTasks({ pageSize: 100, status: 'completed' })).tasks.map((t) => t.id)).toEqual([done.id]);
+      await store.close();
+    });
+
+    it('a list entry holds only the parts asked for: history (all, last N or none) and artifacts', async () => {
+      const { store } = await open();
+      const t = bulky('completed', 3, 100);
+      await store.saveTask(t);
+      const listed = async (view: { historyLength?: number; includeArtifacts?: boolean }) =>
+        (await store.listTasks({ pageSize: 10, ...view })).tasks[0];
+      expect(await listed({})).toEqual(t);
+      expect(await listed({ historyLength: 0, includeArtifacts: false })).toEqual({ ...t, history: undefined, artifacts: undefined });
+      expect(await listed({ historyLength: 0 })).toEqual({ ...t, history: undefined });
+      expect(await listed({ historyLength: 2, includeArtifacts: false })).toEqual({
+        ...t,
+        history: t.history?.slice(-2),
+        artifacts: undefined,
+      });
+      // Summaries of tasks written later replace the first ones.
+      const done = { ...t, status: { state: 'failed' as const, timestamp: new Date().toISOString() }, artifacts: undefined };
+      await store.saveTask(done);
+      expect(await listed({ historyLength: 0 })).toEqual({ ...done, history: undefined });
+      await store.close();
+    });
+
+    it('a page stops before its byte budget is passed, holds one task at least, and counts only what it returns', async () => {
+      const { store } = await open();
+      // Large enough for the memory store to keep them as text: both of its ways are listed.
+      const tasks = [
+        bulky('completed', 2, 40_000),
+        bulky('completed', 1, 20),
+        bulky('completed', 2, 40_000),
+        bulky('completed', 2, 40_000),
+      ];
+      for (const t of tasks) await store.saveTask(t);
+      const newest = tasks.map((t) => t.id).reverse();
+      const all = async (query: Omit<TaskListQuery, 'pageSize'>) => {
+        const pages: string[][] = [];
+        let afterId: string | undefined;
+        do {
+          const page = await store.listTasks({ pageSize: 10, ...query, ...(afterId ? { afterId } : {}) });
+          expect(page.totalSize).toBe(4);
+          pages.push(page.tasks.map((t) => t.id));
+          afterId = page.lastId;
+        } while (afterId !== undefined && pages.length < 10);
+        return pages;
+      };
+      // A bulky task is ~200 KB: its history (two messages of two 40,000-character parts) and its artifact.
+      const [b3, b2, small, b0] = newest;
+      expect(await all({ maxBytes: 250_000 })).toEqual([[b3], [b2, small], [b0]]);
+      expect(await all({ maxBytes: 1024 })).toEqual(newest.map((id) => [id]));
+      expect(await all({ maxBytes: 1_000_000 })).toEqual([newest]);
+      // Without history an entry is its summary and artifacts: all four fit.
+      expect(await all({ maxBytes: 200_000, historyLength: 0 })).toEqual([newest]);
+      // Artifacts count when they are returned.
+      expect(await all({ maxBytes: 60_000, historyLength: 0 })).toEqual([[b3], [b2, small], [b0]]);
+      expect(await all({ maxBytes: 60_000, historyLength: 0, includeArtifacts: false })).toEqual([newest]);
       await store.close();
     });
 

@@ -39,7 +39,7 @@ describe('PostgresTaskStore', () => {
     await client.connect();
     const { rows } = await client.query(`SELECT version FROM ${schema}.a2actor_migrations ORDER BY version`);
     await client.end();
-    expect(rows.map((r) => r.version)).toEqual([1, 2, 3]);
+    expect(rows.map((r) => r.version)).toEqual([1, 2, 3, 4]);
     await Promise.all(stores.map((s) => s.close()));
   });
 
