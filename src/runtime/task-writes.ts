@@ -20,6 +20,8 @@ const toVoid = (): void => undefined;
 export class TaskWriter {
   /** Running tasks with a progress write due (their handles: see LiveTaskHandle), and the ticker that writes them. */
   private readonly dirty = new Set<LiveTaskHandle>();
+  /** Tasks whose progress write is still on its way to the store. */
+  private readonly flushing = new Set<LiveTaskHandle>();
   private flushTicker: NodeJS.Timeout | undefined;
   private closed = false;
 
@@ -53,18 +55,30 @@ export class TaskWriter {
     });
   }
 
+  /**
+   * One progress write per task in flight: a store slower than the window delays the task's next
+   * write to a later tick (which then carries everything since) instead of queueing copies of it.
+   */
   private flushDirty(): void {
-    for (const { live } of this.dirty) {
+    const idle = this.dirty.size === 0;
+    for (const handle of this.dirty) {
+      const live = handle.live;
+      if (live && this.flushing.has(handle)) continue;
+      this.dirty.delete(handle);
       if (!live) continue;
       live.run.flushed();
-      if (live.run.isRunning) void this.write(live, taskView(live.task), 'store.progress_write_failed');
+      if (live.run.isRunning) this.flush(live);
     }
-    const idle = this.dirty.size === 0;
-    this.dirty.clear();
     if (idle && this.flushTicker) {
       clearInterval(this.flushTicker);
       this.flushTicker = undefined;
     }
+  }
+
+  private flush(live: LiveTask): void {
+    const handle = live.handle;
+    this.flushing.add(handle);
+    void this.write(live, taskView(live.task), 'store.progress_write_failed').then(() => this.flushing.delete(handle));
   }
 
   cancelFlush(live: LiveTask): void {
