@@ -67,7 +67,10 @@ export const SettingsSchema = z.object({
   cancelForceTimeout: num.positive().default(10),
   /** How long a cancel call waits for a cooperative handler to land in `canceled`. */
   cancelGrace: num.min(0).default(2),
-  /** Coalesced progress writes during a blocking send (architecture: persistence policy). */
+  /**
+   * The window of a running task's coalesced progress writes, streamed or sent: at most one
+   * write per task per window, so a crash loses at most about one window of what clients saw.
+   */
   progressFlushInterval: num.min(0).default(0.25),
   /** How long a turn's final write is retried while the store is unreachable. */
   storeRetryWindow: num.min(0).default(30),

@@ -1,7 +1,7 @@
 /**
- * Every store write of a running task, in order (spec rule 4, "Persistence"): the coalesced
- * progress writes of blocking sends, the one write that makes a task visible before its id is
- * handed out, and the turn's final write, retried while the store is away.
+ * Every store write of a running task, in order: the coalesced progress writes (every running
+ * task's, streamed or sent), the one write that makes a task visible before its id is handed
+ * out, and the turn's final write, retried while the store is away.
  */
 import type { Settings } from '../config.js';
 import { a2aError } from '../a2a/errors.js';
@@ -38,13 +38,16 @@ export class TaskWriter {
   }
 
   /**
-   * Blocking sends persist progress in coalesced writes so polling clients see it: a task marks
+   * A running task's progress reaches the store in coalesced writes, so that a crash loses at
+   * most one window of what clients saw (a stream's chunks, a poller's statuses): a task marks
    * itself dirty and one shared ticker (running only while some task is dirty) writes every
-   * dirty task each SERVICE_PROGRESS_FLUSH_INTERVAL. No timer per task.
+   * dirty task each SERVICE_PROGRESS_FLUSH_INTERVAL. No timer and no write per change: a turn
+   * that ends within the window is written once, by its end. A hidden task's write waits until
+   * it is exposed (nobody has seen it yet).
    */
   scheduleFlush(live: LiveTask): void {
     const run = live.run;
-    if (run.mode === 'stream' || !run.flushDue()) return;
+    if (!run.flushDue()) return;
     run.whenExposed(() => {
       if (run.status !== 'exposed.flushDue') return;
       this.dirty.add(live.handle);

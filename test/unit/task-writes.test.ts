@@ -87,7 +87,7 @@ describe('TaskWriter', () => {
     expect(store.applied).toHaveLength(1);
   });
 
-  it('coalesces progress writes: many schedules, one write per tick, none for a streamed task, no ticker left when idle', async () => {
+  it('coalesces progress writes: many schedules, one write per task per tick, streamed or not, no ticker left when idle', async () => {
     const store = new GatedStore();
     const writer = writerOn(store);
     const polled = liveTask('progress');
@@ -96,15 +96,15 @@ describe('TaskWriter', () => {
       writer.scheduleFlush(polled);
       writer.scheduleFlush(streamed);
     }
-    expect(writer.pendingFlushes).toBe(1);
+    expect(writer.pendingFlushes).toBe(2);
     await new Promise((r) => setTimeout(r, 60));
-    expect(store.applied).toHaveLength(1);
+    expect(store.applied).toHaveLength(2);
     expect(writer.pendingFlushes).toBe(0);
     // A cancelled flush writes nothing.
     writer.scheduleFlush(polled);
     writer.cancelFlush(polled);
     await new Promise((r) => setTimeout(r, 60));
-    expect(store.applied).toHaveLength(1);
+    expect(store.applied).toHaveLength(2);
   });
 
   it('keeps one progress write per task in flight: a slow store gets the next one later, with all changes since', async () => {
