@@ -31,6 +31,12 @@ export const SettingsSchema = z.object({
   /** `memory` (packed), `memory-plain` (a Map), `sqlite:<path>` (or a path ending in .db/.sqlite), `postgres://…`. */
   store: z.string().default('sqlite:./data/a2actor.db'),
   /**
+   * How SQLite syncs its write-ahead log (README "Persistence and replicas"): `normal` survives a
+   * process crash but a power loss may undo the last commits; `full` syncs every commit, so a
+   * power loss loses nothing acknowledged, for a slower write.
+   */
+  sqliteSynchronous: z.enum(['normal', 'full'], { error: 'use "normal" or "full"' }).default('normal'),
+  /**
    * `memory` (one process), or `redis://…`: the event log, task leases and cancel signals that
    * several replicas share.
    */

@@ -9,6 +9,9 @@ import Database from 'better-sqlite3';
 import type { Task, TaskState } from '../a2a/schemas.js';
 import type { MessageKey, StoredPushConfig, TaskListQuery, TaskPage, TaskStore } from './types.js';
 
+/** `synchronous` of the WAL (SERVICE_SQLITE_SYNCHRONOUS): `full` also survives a power loss. */
+export type SqliteSynchronous = 'normal' | 'full';
+
 /** Versioned migrations: each runs once, in order, recorded in `user_version`. */
 const MIGRATIONS: readonly string[] = [
   `CREATE TABLE tasks (
@@ -45,13 +48,14 @@ export class SqliteTaskStore implements TaskStore {
   /** The task and its idempotency record in one transaction (one WAL commit). */
   private readonly saveWithKey: (row: Record<string, string | null>, key: MessageKey) => void;
 
-  constructor(path: string) {
+  constructor(path: string, opts: { synchronous?: SqliteSynchronous } = {}) {
     this.description = `sqlite:${path}`;
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     this.db = new Database(path);
     this.takeOwnership(path);
     // NORMAL in WAL mode survives a process crash (SIGKILL); only power loss can drop the tail.
-    this.db.pragma('synchronous = NORMAL');
+    // FULL syncs the log at every commit, so not even that.
+    this.db.pragma(`synchronous = ${opts.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
     this.db.pragma('busy_timeout = 5000');
     this.migrate();
     const db = this.db;
