@@ -12,8 +12,9 @@
  *   still replace the task and leave no trace.
  * - `exposed`: its id may have reached someone (a non-blocking send, an agent call, a follow-up
  *   on a stored task): every change is told and stored from now on.
- *   Both have `idle` and `flushDue` (a coalesced progress write is due on the shared ticker;
- *   while hidden, it is due the moment the task is exposed).
+ *   Both have `idle` and `flushDue` (a coalesced progress write is due on the shared ticker, so
+ *   a crash loses at most one window of what clients saw; while hidden, it is due the moment the
+ *   task is exposed, since nobody has seen anything yet).
  * - `ending`: paused or terminal (or a resting task set aside for a new message): its final
  *   write is under way and no agent call is taken any more.
  * - `closed`: the final write is over, `stored` or `unstored` (lost for the whole retry window).
@@ -28,7 +29,7 @@ import { setup } from 'xstate';
 export type TaskRunEvent =
   /** someone outside may now know the task (its id is handed out, or it changed for all to see) */
   | { type: 'EXPOSE' }
-  /** a progress write of the running task is due (blocking sends; streams are written at the end only) */
+  /** a progress write of the running task is due (streamed or sent: at most one per window, coalesced) */
   | { type: 'FLUSH_DUE' }
   /** the progress write was made, or is not needed any more (the turn's own write comes next) */
   | { type: 'FLUSHED' }

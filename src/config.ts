@@ -67,6 +67,12 @@ export const SettingsSchema = z.object({
   /** `memory` (packed), `memory-plain` (a Map), `sqlite:<path>` (or a path ending in .db/.sqlite), `postgres://…`. */
   store: z.string().default('sqlite:./data/a2actor.db'),
   /**
+   * How SQLite syncs its write-ahead log (README "Persistence and replicas"): `normal` survives a
+   * process crash but a power loss may undo the last commits; `full` syncs every commit, so a
+   * power loss loses nothing acknowledged, for a slower write.
+   */
+  sqliteSynchronous: z.enum(['normal', 'full'], { error: 'use "normal" or "full"' }).default('normal'),
+  /**
    * `memory` (one process), or `redis://…`: the event log, task leases and cancel signals that
    * several replicas share.
    */
@@ -153,7 +159,10 @@ export const SettingsSchema = z.object({
     .int()
     .min(1024)
     .default(32 * 1024 * 1024),
-  /** Coalesced progress writes during a blocking send (architecture: persistence policy). */
+  /**
+   * The window of a running task's coalesced progress writes, streamed or sent: at most one
+   * write per task per window, so a crash loses at most about one window of what clients saw.
+   */
   progressFlushInterval: num.min(0).default(0.25),
   /** How long a turn's final write is retried while the store is unreachable. */
   storeRetryWindow: num.min(0).default(30),

@@ -14,7 +14,11 @@ import type { Message, Task } from '../a2a/schemas.js';
 import type { MessageKey } from '../store/types.js';
 import type { TaskRunEvent, TaskRunEventType, TaskRunState } from '../../machines/task-run.machine.js';
 
-/** How the task is persisted while it runs (spec rule 4): coalesced progress writes, or only at the turn's end. */
+/**
+ * How the client follows the turn: by the answer to its send and by reading the task
+ * (`progress`), or by the turn's stream (`stream`), which starts from a snapshot of the task.
+ * Both are stored alike: coalesced progress writes while the task runs, one write at its end.
+ */
 export type PersistMode = 'progress' | 'stream';
 
 /**
@@ -57,7 +61,7 @@ export interface RunMirror {
 
 export class TaskRun {
   private state: TaskRunState;
-  private persistMode: PersistMode;
+  private readonly persistMode: PersistMode;
   /** Effects held until the task is exposed (made on first use); dropped if it is replaced. */
   private deferred: (() => void)[] | undefined;
   private exposeWaiters: ((outcome: TurnOutcome) => void)[] | undefined;
@@ -201,11 +205,6 @@ export class TaskRun {
   whenExposed(effect: () => void): void {
     if (this.isExposed) effect();
     else if (this.isHidden) (this.deferred ??= []).push(effect);
-  }
-
-  /** The turn ended with the task working in the background: nobody streams it any more. */
-  restsInBackground(): void {
-    this.persistMode = 'progress';
   }
 
   /** Every write of the task goes after this one. */

@@ -1,7 +1,7 @@
 /**
- * Every store write of a running task, in order (spec rule 4, "Persistence"): the coalesced
- * progress writes of blocking sends, the one write that makes a task visible before its id is
- * handed out, and the turn's final write, retried while the store is away.
+ * Every store write of a running task, in order: the coalesced progress writes (every running
+ * task's, streamed or sent), the one write that makes a task visible before its id is handed
+ * out, and the turn's final write, retried while the store is away.
  */
 import type { Settings } from '../config.js';
 import { a2aError } from '../a2a/errors.js';
@@ -20,6 +20,8 @@ const toVoid = (): void => undefined;
 export class TaskWriter {
   /** Running tasks with a progress write due (their handles: see LiveTaskHandle), and the ticker that writes them. */
   private readonly dirty = new Set<LiveTaskHandle>();
+  /** Tasks whose progress write is still on its way to the store. */
+  private readonly flushing = new Set<LiveTaskHandle>();
   private flushTicker: NodeJS.Timeout | undefined;
   private closed = false;
 
@@ -36,13 +38,16 @@ export class TaskWriter {
   }
 
   /**
-   * Blocking sends persist progress in coalesced writes so polling clients see it: a task marks
+   * A running task's progress reaches the store in coalesced writes, so that a crash loses at
+   * most one window of what clients saw (a stream's chunks, a poller's statuses): a task marks
    * itself dirty and one shared ticker (running only while some task is dirty) writes every
-   * dirty task each SERVICE_PROGRESS_FLUSH_INTERVAL. No timer per task.
+   * dirty task each SERVICE_PROGRESS_FLUSH_INTERVAL. No timer and no write per change: a turn
+   * that ends within the window is written once, by its end. A hidden task's write waits until
+   * it is exposed (nobody has seen it yet).
    */
   scheduleFlush(live: LiveTask): void {
     const run = live.run;
-    if (run.mode === 'stream' || !run.flushDue()) return;
+    if (!run.flushDue()) return;
     run.whenExposed(() => {
       if (run.status !== 'exposed.flushDue') return;
       this.dirty.add(live.handle);
@@ -53,18 +58,30 @@ export class TaskWriter {
     });
   }
 
+  /**
+   * One progress write per task in flight: a store slower than the window delays the task's next
+   * write to a later tick (which then carries everything since) instead of queueing copies of it.
+   */
   private flushDirty(): void {
-    for (const { live } of this.dirty) {
+    const idle = this.dirty.size === 0;
+    for (const handle of this.dirty) {
+      const live = handle.live;
+      if (live && this.flushing.has(handle)) continue;
+      this.dirty.delete(handle);
       if (!live) continue;
       live.run.flushed();
-      if (live.run.isRunning) void this.write(live, taskView(live.task), 'store.progress_write_failed');
+      if (live.run.isRunning) this.flush(live);
     }
-    const idle = this.dirty.size === 0;
-    this.dirty.clear();
     if (idle && this.flushTicker) {
       clearInterval(this.flushTicker);
       this.flushTicker = undefined;
     }
+  }
+
+  private flush(live: LiveTask): void {
+    const handle = live.handle;
+    this.flushing.add(handle);
+    void this.write(live, taskView(live.task), 'store.progress_write_failed').then(() => this.flushing.delete(handle));
   }
 
   cancelFlush(live: LiveTask): void {

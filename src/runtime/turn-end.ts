@@ -81,8 +81,6 @@ export class TurnEnds {
     try {
       this.deps.writer.cancelFlush(live);
       live.run.expose();
-      // Nobody streams a turn any more: later changes are stored as a blocking send's are.
-      live.run.restsInBackground();
       traceTurnEnd(live, 'working');
       // The turn's final event's number, as at any turn's end: that event changes nothing in
       // the task. Should background work log an event first and take the number, the progress

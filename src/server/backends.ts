@@ -59,7 +59,7 @@ export async function backendsStage(
 ): Promise<BackendsStage> {
   let store: TaskStore;
   try {
-    store = given.taskStore ?? (await openStore(settings.store));
+    store = given.taskStore ?? (await openStore(settings.store, { sqliteSynchronous: settings.sqliteSynchronous }));
   } catch (err) {
     throw backendError('store', settings.store, err);
   }

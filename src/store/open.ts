@@ -4,11 +4,12 @@
  */
 import { MapTaskStore } from './map-store.js';
 import { MemoryTaskStore } from './memory.js';
-import { SqliteTaskStore } from './sqlite.js';
+import { SqliteTaskStore, type SqliteSynchronous } from './sqlite.js';
 import type { TaskStore } from './types.js';
 import { loadBackend } from '../load-backend.js';
 
-export async function openStore(spec: string): Promise<TaskStore> {
+export async function openStore(spec: string, opts: { sqliteSynchronous?: SqliteSynchronous } = {}): Promise<TaskStore> {
+  const sqlite = { synchronous: opts.sqliteSynchronous ?? 'normal' } as const;
   if (spec === 'memory') return new MemoryTaskStore();
   if (spec === 'memory-plain') return new MapTaskStore();
   if (spec.startsWith('postgres://') || spec.startsWith('postgresql://')) {
@@ -19,7 +20,7 @@ export async function openStore(spec: string): Promise<TaskStore> {
     const { PostgresTaskStore } = await loadBackend(() => import('./postgres.js'), 'pg', 'the PostgreSQL store');
     return PostgresTaskStore.open({ connectionString: url.toString(), ...(schema ? { schema } : {}) });
   }
-  if (spec.startsWith('sqlite:')) return new SqliteTaskStore(spec.slice('sqlite:'.length) || './data/a2actor.db');
-  if (/\.(db|sqlite3?)$/.test(spec)) return new SqliteTaskStore(spec);
+  if (spec.startsWith('sqlite:')) return new SqliteTaskStore(spec.slice('sqlite:'.length) || './data/a2actor.db', sqlite);
+  if (/\.(db|sqlite3?)$/.test(spec)) return new SqliteTaskStore(spec, sqlite);
   throw new Error(`unknown store "${spec}": use "memory", "memory-plain", "sqlite:<path>" or "postgres://…"`);
 }

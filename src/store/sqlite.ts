@@ -11,6 +11,9 @@ import { PageBudget, listCost, listEntry, listedText, storedSummary, type Stored
 import type { MessageKey, StoredPushConfig, TaskListQuery, TaskPage, TaskStore } from './types.js';
 import { SqliteOutboxTable } from './outbox-sqlite.js';
 
+/** `synchronous` of the WAL (SERVICE_SQLITE_SYNCHRONOUS): `full` also survives a power loss. */
+export type SqliteSynchronous = 'normal' | 'full';
+
 /** Versioned migrations: each runs once, in order, recorded in `user_version`. */
 const MIGRATIONS: readonly string[] = [
   `CREATE TABLE tasks (
@@ -80,13 +83,14 @@ export class SqliteTaskStore implements TaskStore {
   /** The task, its summary and its idempotency record in one transaction (one WAL commit). */
   private readonly save: (row: Record<string, string | null>, summary: StoredSummary, key: MessageKey | undefined) => void;
 
-  constructor(path: string) {
+  constructor(path: string, opts: { synchronous?: SqliteSynchronous } = {}) {
     this.description = `sqlite:${path}`;
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     this.db = new Database(path);
     this.takeOwnership(path);
     // NORMAL in WAL mode survives a process crash (SIGKILL); only power loss can drop the tail.
-    this.db.pragma('synchronous = NORMAL');
+    // FULL syncs the log at every commit, so not even that.
+    this.db.pragma(`synchronous = ${opts.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
     this.db.pragma('busy_timeout = 5000');
     this.migrate();
     const db = this.db;

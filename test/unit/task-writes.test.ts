@@ -1,8 +1,8 @@
 /**
  * The write chain of running tasks (src/runtime/task-writes.ts) at its seam, over the real
  * memory store behind a gate that can hold, fail or reorder writes: order per task, one
- * visibility write, coalesced progress writes on one ticker, and a final write retried while
- * the store is away.
+ * visibility write, coalesced progress writes on one ticker (one in flight per task), and a
+ * final write retried while the store is away.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Message, Task } from '../../src/a2a/schemas.js';
@@ -87,7 +87,7 @@ describe('TaskWriter', () => {
     expect(store.applied).toHaveLength(1);
   });
 
-  it('coalesces progress writes: many schedules, one write per tick, none for a streamed task, no ticker left when idle', async () => {
+  it('coalesces progress writes: many schedules, one write per task per tick, streamed or not, no ticker left when idle', async () => {
     const store = new GatedStore();
     const writer = writerOn(store);
     const polled = liveTask('progress');
@@ -96,15 +96,34 @@ describe('TaskWriter', () => {
       writer.scheduleFlush(polled);
       writer.scheduleFlush(streamed);
     }
-    expect(writer.pendingFlushes).toBe(1);
+    expect(writer.pendingFlushes).toBe(2);
     await new Promise((r) => setTimeout(r, 60));
-    expect(store.applied).toHaveLength(1);
+    expect(store.applied).toHaveLength(2);
     expect(writer.pendingFlushes).toBe(0);
     // A cancelled flush writes nothing.
     writer.scheduleFlush(polled);
     writer.cancelFlush(polled);
     await new Promise((r) => setTimeout(r, 60));
-    expect(store.applied).toHaveLength(1);
+    expect(store.applied).toHaveLength(2);
+  });
+
+  it('keeps one progress write per task in flight: a slow store gets the next one later, with all changes since', async () => {
+    const store = new GatedStore();
+    const writer = writerOn(store);
+    const live = liveTask();
+    // The first write takes five windows; the task changes all along.
+    store.delays = [100];
+    const started = Date.now();
+    for (let i = 1; Date.now() - started < 150; i++) {
+      live.task.status = { state: 'working', timestamp: new Date().toISOString(), message: { ...message, messageId: `s${i}` } };
+      writer.scheduleFlush(live);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    await new Promise((r) => setTimeout(r, 150));
+    // Ticks every 20 ms: one write queued per tick would be seven or more.
+    expect(store.applied.length).toBeGreaterThanOrEqual(2);
+    expect(store.applied.length).toBeLessThanOrEqual(4);
+    expect((await store.getTask(live.id))?.status.message?.messageId).toBe(live.task.status.message?.messageId);
   });
 
   it('retries the final write while the store is away, within the window, and gives up after it', async () => {
