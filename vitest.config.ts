@@ -20,6 +20,8 @@ const ON_BOTH_FRONT_ENDS = [
   'test/e2e/push-configs.test.ts',
   'test/e2e/push-limits.test.ts',
   'test/e2e/hostile-input.test.ts',
+  'test/e2e/caller-quotas.test.ts',
+  'test/e2e/list-budget.test.ts',
   'test/e2e/shutdown.test.ts',
   'test/fuzz/transports.test.ts',
 ];
