@@ -247,6 +247,9 @@ describe('a reader slower than its events', () => {
       eventReplay: 400,
       // The resumes below replay up to 9.6 MB of events.
       eventReplayMaxBytes: 16 * 1024 * 1024,
+      // The firehose's one artifact grows to 800 chunks (25.6 MB).
+      maxArtifactBytes: 64 * 1024 * 1024,
+      maxTaskBytes: 64 * 1024 * 1024,
       eventRetention: 30,
     });
   });
