@@ -10,7 +10,7 @@ import { PushConfigs, type VersionedPushConfig } from '../push/configs.js';
 import type { ProtocolVersion } from '../a2a/versions.js';
 import type { TaskFeed } from '../runtime/task-feed.js';
 import { openResubscribe, openTurnFeed } from '../runtime/task-feed.js';
-import { StreamQuota } from '../runtime/caller-quotas.js';
+import { StreamQuota } from '../runtime/stream-quota.js';
 import { assertClientMessage } from '../runtime/size-limits.js';
 import type { SendResult, TaskService } from '../runtime/task-service.js';
 import { buildCard, parseExtendedCard, type CardOptions } from './card.js';
