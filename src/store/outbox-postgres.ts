@@ -6,6 +6,7 @@
  * with `FOR UPDATE SKIP LOCKED`, so two replicas never take the same row.
  */
 import type pg from 'pg';
+import { inTransaction } from './pg-transaction.js';
 import { newId } from '../a2a/ids.js';
 import { byId, type OutboxRow, type OutboxTable } from './outbox-table.js';
 
@@ -60,19 +61,11 @@ export class PostgresOutboxTable implements OutboxTable {
 
   /** Creates the tables if needed and takes this replica's lease. */
   static async open(pool: pg.Pool, leaseMs: number): Promise<PostgresOutboxTable> {
-    const client = await pool.connect();
-    try {
-      await client.query('BEGIN');
+    await inTransaction(pool, async (client) => {
       // Replicas that start together: CREATE ... IF NOT EXISTS is not safe against itself.
       await client.query('SELECT pg_advisory_xact_lock($1)', [CREATE_LOCK]);
       await client.query(CREATE);
-      await client.query('COMMIT');
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => {});
-      throw err;
-    } finally {
-      client.release();
-    }
+    });
     const table = new PostgresOutboxTable(pool, leaseMs);
     await table.renew();
     return table;

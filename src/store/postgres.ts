@@ -5,6 +5,7 @@
  * pool reconnects by itself when the database is back.
  */
 import pg from 'pg';
+import { inTransaction } from './pg-transaction.js';
 import { a2aError, isA2AError } from '../a2a/errors.js';
 import type { Task, TaskState } from '../a2a/schemas.js';
 import { GroupCommit } from './group-commit.js';
@@ -182,9 +183,7 @@ export class PostgresTaskStore implements TaskStore {
   }
 
   private async migrate(): Promise<void> {
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
+    await inTransaction(this.pool, async (client) => {
       await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
       if (this.schema) await client.query(`CREATE SCHEMA IF NOT EXISTS ${this.schema}`);
       await client.query(
@@ -195,13 +194,7 @@ export class PostgresTaskStore implements TaskStore {
         await client.query(MIGRATIONS[v] as string);
         await client.query('INSERT INTO a2actor_migrations (version) VALUES ($1)', [v + 1]);
       }
-      await client.query('COMMIT');
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => {});
-      throw err;
-    } finally {
-      client.release();
-    }
+    });
   }
 
   /** One query; connection failures become the 503 `unavailable` error. A named one is prepared once per connection. */

@@ -7,6 +7,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, eventually, userMessage, type Json } from '../support/a2a.js';
 import { spawnServer, type ServerProcess } from '../support/process.js';
+import { outboxRows } from '../support/outbox-rows.js';
 import { OK, startReceiver, type Receiver, type Received } from '../support/webhook.js';
 
 const PG_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -26,17 +27,6 @@ const replica = () =>
   });
 
 const STATES = ['working', 'input-required', 'working', 'completed'];
-
-async function outboxRows(): Promise<number> {
-  const c = new pg.Client({ connectionString: PG_URL });
-  await c.connect();
-  try {
-    const { rows } = await c.query<{ n: string }>(`SELECT COUNT(*) AS n FROM ${schema}.a2actor_push_outbox`);
-    return Number(rows[0]?.n);
-  } finally {
-    await c.end();
-  }
-}
 
 describe('recorded webhook deliveries across replicas', () => {
   let a: ServerProcess;
@@ -82,7 +72,7 @@ describe('recorded webhook deliveries across replicas', () => {
   it('while both replicas live, each sends its own deliveries, once', async () => {
     const paths = [...(await tasksOn(a, 'a', 3)), ...(await tasksOn(b, 'b', 3))];
     const expected = paths.length * STATES.length;
-    await eventually(async () => ((await outboxRows()) === expected ? true : undefined));
+    await eventually(async () => ((await outboxRows(PG_URL, schema)) === expected ? true : undefined));
     // Longer than a lease: a replica that took rows another still holds would have by now.
     await new Promise((resolve) => setTimeout(resolve, 2500 * LEASE_TTL_S));
     down = false;
@@ -90,7 +80,7 @@ describe('recorded webhook deliveries across replicas', () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(accepted.length).toBe(expected);
     for (const path of paths) expect(statesAt(path), path).toEqual(STATES);
-    await eventually(async () => ((await outboxRows()) === 0 ? true : undefined));
+    await eventually(async () => ((await outboxRows(PG_URL, schema)) === 0 ? true : undefined));
   }, 30_000);
 
   it('after kill -9 of one replica, the other sends what it held, once each, in order', async () => {
@@ -98,13 +88,13 @@ describe('recorded webhook deliveries across replicas', () => {
     accepted.length = 0;
     const paths = await tasksOn(a, 'killed', 4);
     const expected = paths.length * STATES.length;
-    await eventually(async () => ((await outboxRows()) === expected ? true : undefined));
+    await eventually(async () => ((await outboxRows(PG_URL, schema)) === expected ? true : undefined));
     await a.kill('SIGKILL');
     down = false;
     await eventually(() => (accepted.length >= expected ? true : undefined), 10_000).catch(() => undefined);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(accepted.length).toBe(expected);
     for (const path of paths) expect(statesAt(path), path).toEqual(STATES);
-    await eventually(async () => ((await outboxRows()) === 0 ? true : undefined));
+    await eventually(async () => ((await outboxRows(PG_URL, schema)) === 0 ? true : undefined));
   }, 30_000);
 });

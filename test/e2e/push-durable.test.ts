@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { client, eventually, userMessage, type Json } from '../support/a2a.js';
+import { outboxRows } from '../support/outbox-rows.js';
 import { spawnServer, type ServerProcess } from '../support/process.js';
 import { tempDir } from '../support/server.js';
 import { OK, startReceiver, type Receiver, type Received } from '../support/webhook.js';
@@ -85,18 +86,6 @@ function statesAt(accepted: Received[], path: string, token: string): string[] {
 
 const EXPECTED = TASKS * (STATES_A.length + STATES_B.length);
 
-/** Outbox rows in a PostgreSQL schema (the server holds SQLite's file locked). */
-async function outboxRows(schema: string): Promise<number> {
-  const c = new pg.Client({ connectionString: PG_URL });
-  await c.connect();
-  try {
-    const { rows } = await c.query<{ n: string }>(`SELECT COUNT(*) AS n FROM ${schema}.a2actor_push_outbox`);
-    return Number(rows[0]?.n);
-  } finally {
-    await c.end();
-  }
-}
-
 async function expectEveryDeliveryOnceInOrder(accepted: Received[], ids: string[]): Promise<void> {
   await eventually(() => (accepted.length >= EXPECTED ? true : undefined), 10_000).catch(() => undefined);
   expect(accepted.length, 'deliveries that arrived after the restart').toBe(EXPECTED);
@@ -149,7 +138,7 @@ describe.each([
       await eventually(() => (rx.received.length >= TASKS ? true : undefined));
       const schema = schemas.at(-1);
       if (signal === 'SIGKILL' && kind === 'postgres' && schema) {
-        await eventually(async () => ((await outboxRows(schema)) === EXPECTED ? true : undefined));
+        await eventually(async () => ((await outboxRows(PG_URL, schema)) === EXPECTED ? true : undefined));
       }
       await first.kill(signal);
       expect(accepted).toEqual([]);
