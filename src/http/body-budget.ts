@@ -39,6 +39,12 @@ export const ANONYMOUS = '';
 /** The `leave` of a small body: it holds no place in the budget. */
 export const NO_PLACE = (): void => {};
 
+/** What the budget holds now: large bodies waiting for their turn, and bytes of large bodies in flight. */
+export interface BodyBudgetStats {
+  waiting: number;
+  inFlightBytes: number;
+}
+
 export class BodyBudget {
   private inFlight = 0;
   private readonly callerBytes = new Map<string, number>();
@@ -73,7 +79,7 @@ export class BodyBudget {
   }
 
   /** Large bodies waiting for their turn, and bytes of large bodies in flight (for /metrics and tests). */
-  stats(): { waiting: number; inFlightBytes: number } {
+  stats(): BodyBudgetStats {
     return { waiting: this.waitingCount, inFlightBytes: this.inFlight };
   }
 

@@ -9,7 +9,7 @@ import { a2aError, type A2AError } from '../a2a/errors.js';
 import { restError, type Reply } from '../protocol/reply.js';
 import { earlyErrorReply, type HeadVerdict, type ProtocolRequest, type RequestHead } from '../protocol/router.js';
 import { baseUrlOf } from '../protocol/card.js';
-import type { BodyBudgetLimits } from './body-budget.js';
+import type { BodyBudgetLimits, BodyBudgetStats } from './body-budget.js';
 import { createBodyIntake, tooLarge } from './body-intake.js';
 import { SseWriter, type SseLimits, type SseShared } from './sse.js';
 import { SseCork } from './sse-cork.js';
@@ -79,6 +79,8 @@ export interface HttpServer {
   readonly frontEnd: FrontEndKind;
   /** Open SSE streams right now. */
   openStreams(): number;
+  /** Large bodies waiting for the body budget, and their bytes in flight, right now. */
+  bodyBudget(): BodyBudgetStats;
   /** No new connections; open ones (and their streams) go on. */
   stopListening(): void;
   /** Stops listening and ends every open stream. */
@@ -392,6 +394,8 @@ export function createExchange(opts: ExchangeOptions, fallbackHost: string) {
   return {
     handle: guarded,
     openStreams: (): number => streams.size,
+    /** What the body budget holds now (body-budget.ts). */
+    bodyBudget: intake.stats,
     /** Ends every open stream (the server is closing). */
     closeStreams(): void {
       for (const writer of [...streams]) writer.shutdown();

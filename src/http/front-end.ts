@@ -21,6 +21,7 @@ const NO_LISTENER: HttpServer = {
   host: '',
   frontEnd: 'none',
   openStreams: () => 0,
+  bodyBudget: () => ({ waiting: 0, inFlightBytes: 0 }),
   stopListening: () => {},
   close: () => {},
 };

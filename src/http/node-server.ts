@@ -224,6 +224,7 @@ export function startNodeHttp(opts: HttpOptions): Promise<HttpServer> {
         host: opts.host,
         frontEnd: 'node',
         openStreams: exchange.openStreams,
+        bodyBudget: exchange.bodyBudget,
         stopListening,
         close() {
           stopListening();

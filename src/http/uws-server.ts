@@ -138,6 +138,7 @@ export function startUwsHttp(uws: UwsModule, opts: HttpOptions): Promise<HttpSer
         host: opts.host,
         frontEnd: 'uws',
         openStreams: exchange.openStreams,
+        bodyBudget: exchange.bodyBudget,
         stopListening,
         close() {
           stopListening();

@@ -92,6 +92,9 @@ export interface ScrapeGauges {
   openStreams: number;
   pushInFlight: number;
   pushQueued: number;
+  /** Large request bodies waiting for the body budget, and their bytes being read or parsed. */
+  bodiesWaiting: number;
+  bodyBytesInFlight: number;
   /** Backend -> whether its readiness check passed (SERVICE readiness, same timeout). */
   ready: Readonly<Record<string, boolean>>;
 }
@@ -209,6 +212,18 @@ export function createMetrics(): ServerMetrics {
         help: 'Duration of one webhook POST attempt.',
         type: 'histogram',
         series: [{ labels: {}, buckets: pushAttempts }],
+      },
+      {
+        name: 'a2actor_http_bodies_waiting',
+        help: 'Large request bodies waiting for their turn in the body budget now.',
+        type: 'gauge',
+        series: one(g.bodiesWaiting),
+      },
+      {
+        name: 'a2actor_http_body_bytes_in_flight',
+        help: 'Bytes of large request bodies being read or parsed now, within the body budget.',
+        type: 'gauge',
+        series: one(g.bodyBytesInFlight),
       },
       { name: 'a2actor_push_in_flight', help: 'Webhook attempts in flight now.', type: 'gauge', series: one(g.pushInFlight) },
       { name: 'a2actor_push_queued', help: 'Webhook deliveries waiting now.', type: 'gauge', series: one(g.pushQueued) },

@@ -4,6 +4,7 @@
  * stream, the listener's or a mounted handler's, counts in the stats and closes with the server.
  */
 import type { Settings } from '../config.js';
+import type { BodyBudgetStats } from '../http/body-budget.js';
 import { hostPort, type HttpOptions, type HttpServer, type RawRoute } from '../http/exchange.js';
 import { createHostGuard } from '../http/host-check.js';
 import { startFrontEnd } from '../http/front-end.js';
@@ -24,6 +25,8 @@ export interface ServerStats {
   eventLogs: number;
   subscribers: number;
   openStreams: number;
+  /** Large bodies waiting for the body budget, and their bytes in flight (listener and mounts). */
+  bodyBudget: BodyBudgetStats;
   frontEnd: HttpServer['frontEnd'];
   /** Webhook delivery: workers, queued deliveries, attempts in flight. */
   push: PushStats;
@@ -81,6 +84,13 @@ export async function frontEndStage(inputs: FrontEndInputs): Promise<FrontEndSta
       eventLogs: e.logs,
       subscribers: e.subscribers,
       openStreams: (listener.started?.openStreams() ?? 0) + mounted.reduce((n, m) => n + m.openStreams(), 0),
+      bodyBudget: [listener.started, ...mounted].reduce<BodyBudgetStats>(
+        (sum, front) => {
+          const own = front?.bodyBudget() ?? { waiting: 0, inFlightBytes: 0 };
+          return { waiting: sum.waiting + own.waiting, inFlightBytes: sum.inFlightBytes + own.inFlightBytes };
+        },
+        { waiting: 0, inFlightBytes: 0 },
+      ),
       frontEnd: listener.started?.frontEnd ?? 'none',
       push: push.delivery?.stats() ?? { ...NO_PUSH },
     };
@@ -99,6 +109,8 @@ export async function frontEndStage(inputs: FrontEndInputs): Promise<FrontEndSta
       openStreams: now.openStreams,
       pushInFlight: now.push.inFlight,
       pushQueued: now.push.queued,
+      bodiesWaiting: now.bodyBudget.waiting,
+      bodyBytesInFlight: now.bodyBudget.inFlightBytes,
       ready: { store: checks.store === 'ok', events: checks.events === 'ok' },
     });
   };

@@ -285,6 +285,10 @@ describe('the body budget refuses with 503 and Retry-After what would hold it up
     expect(statusOf(refused)).toBe(503);
     expect(refused).toMatch(/Retry-After: 1/i);
     expect(refused).toContain('SERVICE_BODY_QUEUE');
+    // The scrape shows alice's body holding the budget.
+    const scrape = await (await fetch(`${server.url}/metrics`)).text();
+    expect(Number(/^a2actor_http_body_bytes_in_flight (\d+)$/m.exec(scrape)?.[1])).toBeGreaterThan(0);
+    expect(scrape).toMatch(/^a2actor_http_bodies_waiting 0$/m);
 
     const smallOne = await oneAnswer(server.url, rawPost('/', { Authorization: 'Bearer bob-token' }, sendBody('whoami')));
     expect(smallOne).toContain('you are bob');

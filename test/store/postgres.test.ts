@@ -182,7 +182,16 @@ describe('PostgresTaskStore timed for metrics', () => {
     expect(await store.getTask(t.id)).toEqual(t);
     expect(await store.getTask('absent')).toBeUndefined();
     await store.close();
-    const text = await metrics.render({ liveTasks: 0, runningActors: 0, openStreams: 0, pushInFlight: 0, pushQueued: 0, ready: {} });
+    const text = await metrics.render({
+      liveTasks: 0,
+      runningActors: 0,
+      openStreams: 0,
+      pushInFlight: 0,
+      pushQueued: 0,
+      bodiesWaiting: 0,
+      bodyBytesInFlight: 0,
+      ready: {},
+    });
     expect(text).toContain('a2actor_store_operation_duration_seconds_count{store="postgres",operation="saveTask"} 1\n');
     expect(text).toContain('a2actor_store_operation_duration_seconds_count{store="postgres",operation="getTask"} 2\n');
   });
