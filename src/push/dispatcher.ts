@@ -12,6 +12,11 @@
  * Order: the config lookups of one task are chained, so the transitions of a task reach each
  * worker in the order they happened even when the store answers out of order.
  *
+ * Acknowledged means recorded: `recorded(taskId)` is what a turn's answer waits for, the task's
+ * lookups still running, then the outbox's write of the deliveries they and the transitions
+ * before them added. A task none of whose transitions went to a config since it was last asked
+ * waits for nothing.
+ *
  * Under load: each config's line is bounded (backlog.ts), callers share the global limit fairly
  * (fair-slots.ts), and an origin that keeps failing is left alone for a while (circuit.ts).
  * Every delivery enters through `enqueue` and leaves through `settled` or `replaced`.
@@ -97,6 +102,8 @@ export class PushDispatcher {
   private readonly stale = new Set<string>();
   /** New tasks given an inline config, until their first transition. */
   private readonly inline = new Set<string>();
+  /** Tasks whose deliveries were handed to the outbox since `recorded` was last asked for them. */
+  private readonly unacknowledged = new Set<string>();
   private readonly slots: FairSlots;
   private readonly circuits: Circuits;
   private readonly client: WebhookClient;
@@ -239,12 +246,31 @@ export class PushDispatcher {
       if (this.opts.outbox) job.outboxId = this.opts.outbox.add(job);
       this.enqueue(job);
     }
+    if (this.opts.outbox) this.unacknowledged.add(task.id);
   }
 
   /** Every delivery enters here: into its config's line, behind the deliveries already there. */
   enqueue(job: DeliveryJob): void {
     if (this.shutdown.signal.aborted) return;
     this.workerFor(job.taskId, job.configId).enqueue(job);
+  }
+
+  /**
+   * Resolves once the deliveries of every transition of the task told so far are recorded with
+   * the outbox (its config lookups done, their rows written); undefined when there is nothing to
+   * wait for: no outbox, or no delivery of the task since the last call.
+   */
+  recorded(taskId: string): Promise<void> | undefined {
+    const outbox = this.opts.outbox;
+    if (!outbox) return undefined;
+    const lookup = this.lookups.get(taskId);
+    if (lookup) {
+      return lookup.then(() => {
+        this.unacknowledged.delete(taskId);
+        return outbox.recorded();
+      });
+    }
+    return this.unacknowledged.delete(taskId) ? outbox.recorded() : undefined;
   }
 
   /** Start-up: the deliveries a stopped process left in the outbox go out before any new one. */
@@ -342,6 +368,7 @@ export class PushDispatcher {
     this.known.clear();
     this.stale.clear();
     this.inline.clear();
+    this.unacknowledged.clear();
     this.circuits.stop();
     await this.opts.outbox?.close().catch((err: unknown) => this.opts.logger.error('push.outbox_close_failed', errorFields(err)));
     if (result === 'drained') await this.client.close();

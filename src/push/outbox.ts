@@ -11,6 +11,11 @@
  * write, or at the end of the event loop's turn. A delivery finished before its row was written
  * is never written at all.
  *
+ * `recorded` is how an answer waits for the deliveries it acknowledges: a promise for "every
+ * delivery added so far has been written" (or its write has failed: the answer is not held while
+ * the store is away, the failed rows are written by the next attempt), or undefined when nothing
+ * is waiting to be written, so a server whose tasks have no webhooks makes no promise at all.
+ *
  * Delivery is at least once: an attempt cut short by a stop is made again after the restart.
  */
 import { newId } from '../a2a/ids.js';
@@ -54,9 +59,29 @@ function jobOf(row: OutboxRow): RecordedJob {
   return { taskId, configId, state, terminal, request: { url, body: row.body, contentType, token, authorization }, outboxId: row.id };
 }
 
+/** A row not written yet; `seq` numbers every add, so a waiter knows which rows it waits for. */
+interface PendingRow {
+  row: OutboxRow;
+  seq: number;
+  /** A write of it failed already: waiters no longer wait for it. */
+  tried: boolean;
+}
+
+/** An answer waiting for every row added up to `through`. */
+interface Waiter {
+  through: number;
+  resolve: () => void;
+}
+
 export class DeliveryOutbox {
-  /** Added since the last write began. */
-  private added = new Map<string, OutboxRow>();
+  /** Added since the last write began, oldest first (failed rows go back to the front). */
+  private added = new Map<string, PendingRow>();
+  /** The number of the last row added. */
+  private lastSeq = 0;
+  /** The oldest row of the write on its way, until that write has succeeded or failed. */
+  private inFlightFrom: number | undefined;
+  /** Answers waiting for rows, in the order they came (so `through` never goes down). */
+  private readonly waiters: Waiter[] = [];
   /** Done since the last write began, of rows already written (or being written). */
   private done = new Set<string>();
   private writing: Promise<void> | undefined;
@@ -72,15 +97,43 @@ export class DeliveryOutbox {
   /** Records an accepted delivery (written a microtask later, with the rest of its fan-out); its id, for `finished`. */
   add(job: DeliveryJob): string {
     const id = newId();
-    this.added.set(id, rowOf(id, job));
+    this.added.set(id, { row: rowOf(id, job), seq: ++this.lastSeq, tried: false });
     this.schedule('soon');
     return id;
   }
 
+  /**
+   * Resolves once every delivery added so far is written, or a write of it has failed;
+   * undefined when there is nothing to wait for.
+   */
+  recorded(): Promise<void> | undefined {
+    // Closing writes what is left, and then no answer is held.
+    if (this.closed || this.oldestUnsettled() === undefined) return undefined;
+    return new Promise((resolve) => this.waiters.push({ through: this.lastSeq, resolve }));
+  }
+
+  /** The oldest row no write has settled yet: in flight, or waiting untried. */
+  private oldestUnsettled(): number | undefined {
+    if (this.inFlightFrom !== undefined) return this.inFlightFrom;
+    for (const pending of this.added.values()) if (!pending.tried) return pending.seq;
+    return undefined;
+  }
+
+  private wakeWaiters(): void {
+    if (this.waiters.length === 0) return;
+    const oldest = this.oldestUnsettled();
+    let woken = 0;
+    while (woken < this.waiters.length && (oldest === undefined || (this.waiters[woken] as Waiter).through < oldest)) woken++;
+    for (const waiter of this.waiters.splice(0, woken)) waiter.resolve();
+  }
+
   /** The delivery was made, or gave up: its row goes. */
   finished(id: string): void {
-    // Not written yet: nothing to undo.
-    if (this.added.delete(id)) return;
+    // Not written yet: nothing to undo (and nothing to wait for).
+    if (this.added.delete(id)) {
+      this.wakeWaiters();
+      return;
+    }
     this.done.add(id);
     this.schedule('later');
   }
@@ -127,8 +180,13 @@ export class DeliveryOutbox {
     this.closed = true;
     await this.writing;
     // Slice by slice; a slice that fails is given up on (the process is stopping), not retried.
-    while (this.added.size > 0 || this.done.size > 0) if (!(await this.write())) break;
-    await this.table.close();
+    try {
+      while (this.added.size > 0 || this.done.size > 0) if (!(await this.write())) break;
+      await this.table.close();
+    } finally {
+      // Nothing more will be written: no answer stays held.
+      for (const waiter of this.waiters.splice(0)) waiter.resolve();
+    }
   }
 
   private schedule(when: 'soon' | 'later'): void {
@@ -154,21 +212,32 @@ export class DeliveryOutbox {
    * meanwhile cancels its row).
    */
   private async write(): Promise<boolean> {
-    const added: OutboxRow[] = [];
-    for (const row of this.added.values()) {
-      if (added.length === ROWS_PER_WRITE) break;
-      added.push(row);
+    const taken: PendingRow[] = [];
+    for (const pending of this.added.values()) {
+      if (taken.length === ROWS_PER_WRITE) break;
+      taken.push(pending);
     }
-    for (const row of added) this.added.delete(row.id);
+    for (const { row } of taken) this.added.delete(row.id);
+    const added = taken.map((pending) => pending.row);
     const done = [...this.done];
     this.done.clear();
+    // Taken from the front: nothing older is left waiting untried.
+    this.inFlightFrom = taken.find((pending) => !pending.tried)?.seq;
     try {
       await this.table.write(added, done);
+      this.inFlightFrom = undefined;
+      this.wakeWaiters();
       return true;
     } catch (err) {
       this.logger.warn('push.outbox_write_failed', { added: added.length, done: done.length, ...errorFields(err) });
       for (const id of done) this.done.add(id);
-      for (const row of added) if (!this.done.delete(row.id)) this.added.set(row.id, row);
+      // Back to the front, in their order: the next write takes them first.
+      const back = new Map<string, PendingRow>();
+      for (const pending of taken) if (!this.done.delete(pending.row.id)) back.set(pending.row.id, { ...pending, tried: true });
+      for (const [id, pending] of this.added) back.set(id, pending);
+      this.added = back;
+      this.inFlightFrom = undefined;
+      this.wakeWaiters();
       if (!this.closed) await new Promise((resolve) => setTimeout(resolve, RETRY_WRITE_MS).unref());
       return false;
     }

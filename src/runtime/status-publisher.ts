@@ -23,6 +23,11 @@ export interface TransitionSubscriber {
    * no copy is made for it.
    */
   handledWithoutCopy?: ((task: Task) => boolean) | undefined;
+  /**
+   * What the answer that ends a turn waits for: the listener's work for the transitions told so
+   * far is safe (push: their deliveries are recorded); undefined when there is nothing to wait for.
+   */
+  recorded?: ((taskId: string) => Promise<void> | undefined) | undefined;
 }
 
 export class StatusPublisher {
@@ -67,6 +72,29 @@ export class StatusPublisher {
    */
   keepHeldCopy(live: LiveTask): void {
     if (live.run.holdsStatus) live.run.keepHeldCopy(() => this.copyForListeners(live));
+  }
+
+  /**
+   * Resolves once every listener has made safe what it was told of the task (see
+   * TransitionSubscriber.recorded); undefined, and no promise made, when none has anything pending.
+   * Never rejects: a listener that fails is logged, and the answer goes out.
+   */
+  recorded(taskId: string): Promise<void> | undefined {
+    let waits: Promise<void>[] | undefined;
+    for (const listener of this.listeners) {
+      let wait: Promise<void> | undefined;
+      try {
+        wait = listener.recorded?.(taskId);
+      } catch (err) {
+        this.logger.error('runtime.transition_listener_failed', { taskId, ...errorFields(err) });
+      }
+      if (wait) (waits ??= []).push(wait);
+    }
+    if (!waits) return undefined;
+    return Promise.all(waits).then(
+      () => undefined,
+      (err: unknown) => this.logger.error('runtime.transition_listener_failed', { taskId, ...errorFields(err) }),
+    );
   }
 
   /** A listener with nothing to do (a task without push configs) costs no copy of the task. */

@@ -158,10 +158,11 @@ export class TaskService {
 
   /**
    * `listener` gets a copy of the task at each transition once it is exposed; `handledWithoutCopy`
-   * (see TransitionSubscriber) spares the copy when the listener has nothing to do.
+   * (see TransitionSubscriber) spares the copy when the listener has nothing to do, and a turn's
+   * answer waits for what `recorded` returns.
    */
-  onTransition(listener: TransitionListener, opts: { handledWithoutCopy?: (task: Task) => boolean } = {}): () => void {
-    const subscriber: TransitionSubscriber = { notify: listener, handledWithoutCopy: opts.handledWithoutCopy };
+  onTransition(listener: TransitionListener, opts: Pick<TransitionSubscriber, 'handledWithoutCopy' | 'recorded'> = {}): () => void {
+    const subscriber: TransitionSubscriber = { notify: listener, handledWithoutCopy: opts.handledWithoutCopy, recorded: opts.recorded };
     this.transitionListeners.add(subscriber);
     return () => this.transitionListeners.delete(subscriber);
   }

@@ -2,8 +2,10 @@
  * How a turn ends and a task leaves memory: the turn's end is written before anyone is told of
  * it (a paused or terminal task: its final write, then the actor stops; a task that rests in
  * the background: one write, and it stays), a resting task is set aside for a new message, and
- * whatever breaks in the runtime fails the one task it broke. Each step moves the task's run
- * (task-run.ts) and nothing else decides where the task stands.
+ * whatever breaks in the runtime fails the one task it broke. A turn's final answer also waits
+ * for the transition listeners to make safe what they were told (push: the deliveries recorded),
+ * only when they have something pending. Each step moves the task's run (task-run.ts) and
+ * nothing else decides where the task stands.
  *
  * Store writes are chained with plain promise handlers: these run for every task, and nothing
  * here throws to its caller (what breaks is kept to the task).
@@ -137,25 +139,39 @@ export class TurnEnds {
       return false;
     }
     if (json === undefined) this.deps.logger.error('store.final_write_lost', { taskId: live.id, state: live.task.status.state });
+    // No answer ends here; the listeners are not left keeping the task.
+    void this.deps.publisher.recorded(live.id);
     live.run.close(json);
     this.leave(live);
     return json !== undefined;
   }
 
-  /** The final write is over (its JSON, or undefined if lost): the end is told, then the task leaves. */
+  /**
+   * The final write is over (its JSON, or undefined if lost): the end is told, then, once what
+   * the listeners were told is recorded, the task leaves (its waiting callers are answered).
+   */
   private finalWritten(live: LiveTask, json: string | undefined): void {
+    let recorded: Promise<void> | undefined;
     try {
       if (json === undefined) this.deps.logger.error('store.final_write_lost', { taskId: live.id, state: live.task.status.state });
       this.deps.publisher.publishStatus(live);
+      recorded = this.deps.publisher.recorded(live.id);
     } catch (err) {
       this.turnEndFailed(live, err);
       return;
     }
+    if (recorded === undefined) this.closeAndLeave(live, json);
+    else void recorded.then(() => this.closeAndLeave(live, json));
+  }
+
+  private closeAndLeave(live: LiveTask, json: string | undefined): void {
     live.run.close(json);
     this.leave(live);
   }
 
   private turnEndFailed(live: LiveTask, err: unknown): void {
+    // Nothing is acknowledged here: the listeners are not waited for (nor left keeping the task).
+    void this.deps.publisher.recorded(live.id);
     try {
       live.run.close(undefined);
       this.deps.logger.error('runtime.turn_end_failed', { taskId: live.id, ...errorFields(err) });

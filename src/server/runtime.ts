@@ -87,6 +87,8 @@ export function runtimeStage(
     // The task is live while its transitions are told: its owner decides whose share it takes.
     service.onTransition((task) => delivery.notify(task, service.liveTask(task.id)?.owner), {
       handledWithoutCopy: (task) => delivery.handledWithoutCopy(task),
+      // A turn's answer goes out once the deliveries of its transitions are recorded.
+      recorded: (taskId) => delivery.recorded(taskId),
     });
   }
   return service;

@@ -148,6 +148,77 @@ describe('DeliveryOutbox', () => {
     await outbox.close();
   });
 
+  /** A table whose writes wait until `release` is called, and fail when `fail` is set. */
+  const heldTable = () => {
+    const inner = inProcessOutbox(new MemoryTaskStore());
+    const held: Array<() => void> = [];
+    const state = { fail: false };
+    const table: OutboxTable = {
+      write: (added, done) =>
+        new Promise<void>((resolve) => held.push(resolve)).then(() => {
+          if (state.fail) throw new Error('database away');
+          return inner.write(added, done);
+        }),
+      claim: (limit) => inner.claim(limit),
+      close: () => inner.close(),
+    };
+    const release = async () => {
+      for (const resolve of held.splice(0)) resolve();
+      for (let i = 0; i < 5; i++) await Promise.resolve();
+    };
+    return { table, state, release, writes: () => held.length };
+  };
+  const settledYet = async (p: Promise<void>): Promise<boolean> => {
+    let settled = false;
+    void p.then(() => (settled = true));
+    for (let i = 0; i < 5; i++) await Promise.resolve();
+    return settled;
+  };
+
+  it('recorded: nothing to wait for makes no promise; rows added wait for their write, later ones for theirs', async () => {
+    const { table, release } = heldTable();
+    const outbox = new DeliveryOutbox(table, logger);
+    expect(outbox.recorded()).toBeUndefined();
+    outbox.add(job(0));
+    const first = outbox.recorded() as Promise<void>;
+    expect(first).toBeInstanceOf(Promise);
+    await Promise.resolve();
+    // Added while the first write is on its way: written by the next one.
+    outbox.add(job(1));
+    const second = outbox.recorded() as Promise<void>;
+    expect(await settledYet(first)).toBe(false);
+    await release();
+    expect(await settledYet(first)).toBe(true);
+    expect(await settledYet(second)).toBe(false);
+    await release();
+    expect(await settledYet(second)).toBe(true);
+    expect(outbox.recorded()).toBeUndefined();
+    // A delivery finished before its row was written leaves nothing to wait for.
+    const gone = outbox.add(job(2));
+    const third = outbox.recorded() as Promise<void>;
+    outbox.finished(gone);
+    expect(await settledYet(third)).toBe(true);
+    await outbox.close();
+  });
+
+  it('recorded: a failed write does not hold the answer; its rows are written by the next attempt', async () => {
+    const { table, state, release, writes } = heldTable();
+    const outbox = new DeliveryOutbox(table, logger);
+    outbox.add(job(0));
+    const waiting = outbox.recorded() as Promise<void>;
+    await Promise.resolve();
+    state.fail = true;
+    await release();
+    expect(await settledYet(waiting)).toBe(true);
+    // Still to be written, but already tried: nothing new to wait for.
+    expect(outbox.recorded()).toBeUndefined();
+    state.fail = false;
+    const closing = outbox.close();
+    while (writes() === 0) await new Promise((resolve) => setImmediate(resolve));
+    await release();
+    await closing;
+  });
+
   it('a server started again on the same store resumes what the closed one left, as the jobs that were added', async () => {
     const store = new MemoryTaskStore();
     const first = new DeliveryOutbox(inProcessOutbox(store), logger);

@@ -2,12 +2,16 @@
  * The push dispatcher at its seam (src/push/dispatcher.ts), delivering to real webhook
  * receivers on 127.0.0.1 without a server around it: transitions become deliveries per config
  * in order, one slow config does not hold up another, retries happen on a 5xx, configs are read
- * once per turn, and `drained` waits for a task's deliveries.
+ * once per turn, `drained` waits for a task's deliveries, and `recorded` for their outbox rows.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Task, TaskState } from '../../src/a2a/schemas.js';
 import { silentLogger } from '../../src/log.js';
 import { PushDispatcher, type PushSettings } from '../../src/push/dispatcher.js';
+import { DeliveryOutbox } from '../../src/push/outbox.js';
+import { MemoryTaskStore } from '../../src/store/memory.js';
+import { inProcessOutbox } from '../../src/store/outbox-memory.js';
+import type { OutboxTable } from '../../src/store/outbox-table.js';
 import type { StoredPushConfig } from '../../src/store/types.js';
 import { eventually } from '../support/a2a.js';
 import { gate, sequence, startReceiver, type Receiver, type Responder } from '../support/webhook.js';
@@ -152,5 +156,59 @@ describe('PushDispatcher', () => {
     held.open();
     for (const id of ['ta', 'tb', 'tc']) await dispatcher.drained(id, 5000);
     expect(rx.received).toHaveLength(15);
+  });
+
+  it('recorded waits for a config lookup still running and for the write of its rows; a task without configs waits for nothing', async () => {
+    const rx = await receiver();
+    const inner = inProcessOutbox(new MemoryTaskStore());
+    let written = 0;
+    const heldWrites: Array<() => void> = [];
+    let holding = true;
+    const table: OutboxTable = {
+      write: (added, done) =>
+        new Promise<void>((resolve) => (holding ? heldWrites.push(resolve) : resolve())).then(() => {
+          written += added.length;
+          return inner.write(added, done);
+        }),
+      claim: (limit) => inner.claim(limit),
+      close: () => inner.close(),
+    };
+    let answerLookup: (() => void) | undefined;
+    const dispatcher = new PushDispatcher({
+      configs: {
+        async configsOf(taskId) {
+          if (taskId !== 'hooked') return [];
+          await new Promise<void>((resolve) => (answerLookup = resolve));
+          return [{ id: 'a', url: rx.url }];
+        },
+      },
+      settings: SETTINGS,
+      logger: silentLogger,
+      outbox: new DeliveryOutbox(table, silentLogger),
+    });
+    open.dispatchers.push(dispatcher);
+    const flush = async () => {
+      for (let i = 0; i < 10; i++) await Promise.resolve();
+    };
+
+    dispatcher.notify(taskIn('plain', ['submitted', 'working', 'input-required']));
+    await flush();
+    expect(dispatcher.recorded('plain')).toBeUndefined();
+
+    dispatcher.notify(taskIn('hooked', ['submitted', 'working', 'input-required']));
+    let done = false;
+    void dispatcher.recorded('hooked')?.then(() => (done = true));
+    await flush();
+    expect(done).toBe(false);
+    answerLookup?.();
+    await flush();
+    expect(done).toBe(false);
+    for (const release of heldWrites.splice(0)) release();
+    await flush();
+    expect(written).toBe(1);
+    expect(done).toBe(true);
+    expect(dispatcher.recorded('hooked')).toBeUndefined();
+    holding = false;
+    for (const release of heldWrites.splice(0)) release();
   });
 });
