@@ -19,7 +19,11 @@ import { SqliteTaskStore } from '../../src/store/sqlite.js';
 import { tempDir } from '../support/server.js';
 
 const PG_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const LEASE_MS = 400;
+/**
+ * Long enough that a live replica's renewals (three per lease) still land when a loaded machine
+ * holds the event loop: a lease that lapses is a dead replica to the others, by design.
+ */
+const LEASE_MS = 2000;
 const temp = tempDir();
 const schemas: string[] = [];
 afterAll(async () => {
