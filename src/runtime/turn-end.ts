@@ -160,8 +160,14 @@ export class TurnEnds {
       this.turnEndFailed(live, err);
       return;
     }
-    if (recorded === undefined) this.closeAndLeave(live, json);
-    else void recorded.then(() => this.closeAndLeave(live, json));
+    if (recorded === undefined) {
+      this.closeAndLeave(live, json);
+      return;
+    }
+    // A throw there would otherwise be a rejection nobody handles: it is logged as a turn's end that failed.
+    void recorded
+      .then(() => this.closeAndLeave(live, json))
+      .catch((err: unknown) => this.deps.logger.error('runtime.turn_end_failed', { taskId: live.id, ...errorFields(err) }));
   }
 
   private closeAndLeave(live: LiveTask, json: string | undefined): void {
