@@ -3,7 +3,7 @@
  * the replica that holds it; each replica renews one lease row of its own, so holding thousands
  * of deliveries costs one small write per renewal, not one per row. A replica takes rows whose
  * holder's lease has passed (it died) or is gone (it stopped gracefully and gave them back),
- * with `FOR UPDATE SKIP LOCKED`, so two replicas never take the same row.
+ * one claim at a time, so two replicas never take the same row.
  */
 import type pg from 'pg';
 import { inTransaction } from './pg-transaction.js';
@@ -12,6 +12,8 @@ import { byId, type OutboxRow, type OutboxTable } from './outbox-table.js';
 
 /** Any number the table's creation locks on; the same for every replica. */
 const CREATE_LOCK = 0x2a2ac71;
+/** The lock claims queue on (`claim`). */
+const CLAIM_LOCK = 0x2a2ac72;
 
 const CREATE = `CREATE TABLE IF NOT EXISTS a2actor_push_outbox (
     id TEXT COLLATE "C" PRIMARY KEY,
@@ -85,8 +87,17 @@ export class PostgresOutboxTable implements OutboxTable {
     ]);
   }
 
+  /**
+   * Takes free rows. Claims run one at a time across replicas (a transaction lock): in READ
+   * COMMITTED, a claim that meets a row another claim just took re-checks only that row, not its
+   * holder's lease, and would take it too. Claims are rare (start-up, then one per half lease),
+   * so queueing them costs nothing.
+   */
   async claim(limit: number): Promise<OutboxRow[]> {
-    const { rows } = await this.pool.query<OutboxRow>({ name: 'a2actor_outbox_claim', text: CLAIM }, [this.owner, limit]);
+    const { rows } = await inTransaction(this.pool, async (client) => {
+      await client.query('SELECT pg_advisory_xact_lock($1)', [CLAIM_LOCK]);
+      return client.query<OutboxRow>({ name: 'a2actor_outbox_claim', text: CLAIM }, [this.owner, limit]);
+    });
     // Leases of replicas long gone: their rows are free either way.
     await this.pool.query(`DELETE FROM a2actor_push_outbox_leases WHERE until < now() - interval '1 hour'`);
     return rows.sort(byId);
