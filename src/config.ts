@@ -15,6 +15,8 @@ const bool = z.union([z.boolean(), z.string()]).transform((v, ctx) => {
   return z.NEVER;
 });
 const num = z.coerce.number().finite();
+/** A count or a size in bytes: a whole number from `min` up. */
+const wholeNumber = (min: number) => z.coerce.number().int().min(min);
 const list = z
   .union([z.array(z.string()), z.string()])
   .transform((v) => (Array.isArray(v) ? v : v.split(',')).map((s) => s.trim().toLowerCase()).filter(Boolean));
@@ -98,26 +100,18 @@ export const SettingsSchema = z.object({
   /** Capability switches: can only turn off what the agent declares. */
   streaming: bool.default(true),
   pushNotifications: bool.default(true),
-  maxBodyBytes: z.coerce
-    .number()
-    .int()
-    .min(1024)
-    .default(10 * 1024 * 1024),
+  maxBodyBytes: wholeNumber(1024).default(10 * 1024 * 1024),
   /** Levels free-form client JSON (metadata, data parts) may nest (README "Security notes"). */
-  maxJsonDepth: z.coerce.number().int().min(1).max(1000).default(64),
+  maxJsonDepth: wholeNumber(1).max(1000).default(64),
   /**
    * Bytes of large request bodies (over 64 KiB) read and parsed at once, server-wide: parsing
    * holds the event loop, so a few callers looping large bodies would stall everyone else. A
    * large body past it waits, its socket unread; one caller may use half of it; one body may
    * always go when none is in flight. Small bodies never wait.
    */
-  bodyBudgetBytes: z.coerce
-    .number()
-    .int()
-    .min(64 * 1024)
-    .default(16 * 1024 * 1024),
+  bodyBudgetBytes: wholeNumber(64 * 1024).default(16 * 1024 * 1024),
   /** Large bodies that may wait for the body budget; past it a new one is refused (503, Retry-After). */
-  bodyQueue: z.coerce.number().int().min(0).default(64),
+  bodyQueue: wholeNumber(0).default(64),
   /**
    * Seconds a large body may take to arrive once its turn in the body budget has come; then 503
    * with Retry-After (a body trickled in would hold its place for ever).
@@ -132,33 +126,17 @@ export const SettingsSchema = z.object({
    * so paging stops before this is passed (the first task of a page is always returned, and
    * `maxTaskBytes` bounds it).
    */
-  listMaxBytes: z.coerce
-    .number()
-    .int()
-    .min(1024)
-    .default(4 * 1024 * 1024),
+  listMaxBytes: wholeNumber(1024).default(4 * 1024 * 1024),
   /**
    * Size of one message (client or agent), counted over its parts' text, file content and JSON
    * data: a message is stored, listed and streamed whole, so one caller's giant message costs
    * every reader. The default matches the body cap, so no HTTP client meets it first.
    */
-  maxMessageBytes: z.coerce
-    .number()
-    .int()
-    .min(1024)
-    .default(10 * 1024 * 1024),
+  maxMessageBytes: wholeNumber(1024).default(10 * 1024 * 1024),
   /** Size of one artifact, counted like a message, including every chunk appended to it. */
-  maxArtifactBytes: z.coerce
-    .number()
-    .int()
-    .min(1024)
-    .default(10 * 1024 * 1024),
+  maxArtifactBytes: wholeNumber(1024).default(10 * 1024 * 1024),
   /** Size of one task (history plus artifacts), counted like a message: what one list entry can cost. */
-  maxTaskBytes: z.coerce
-    .number()
-    .int()
-    .min(1024)
-    .default(32 * 1024 * 1024),
+  maxTaskBytes: wholeNumber(1024).default(32 * 1024 * 1024),
   /**
    * The window of a running task's coalesced progress writes, streamed or sent: at most one
    * write per task per window, so a crash loses at most about one window of what clients saw.
@@ -166,48 +144,36 @@ export const SettingsSchema = z.object({
   progressFlushInterval: num.min(0).default(0.25),
   /** How long a turn's final write is retried while the store is unreachable. */
   storeRetryWindow: num.min(0).default(30),
-  eventReplay: z.coerce.number().int().min(0).default(1000),
+  eventReplay: wholeNumber(0).default(1000),
   eventRetention: num.min(0).default(60),
   /** Seconds between `: ping` comments on an open SSE stream. */
   sseHeartbeat: num.positive().default(15),
   /** Bytes a slow SSE reader may leave waiting before its stream is closed (it resumes with Last-Event-ID). */
-  sseMaxBufferedBytes: z.coerce
-    .number()
-    .int()
-    .min(1024)
-    .default(1024 * 1024),
+  sseMaxBufferedBytes: wholeNumber(1024).default(1024 * 1024),
   /**
    * Concurrent streams (message:stream, subscribe) one caller may hold: each pins a socket, a
    * subscription and buffers, so one caller could otherwise take the memory every caller needs.
    * A caller is the authenticated principal; without auth, every request is the one caller.
    */
-  maxStreamsPerCaller: z.coerce.number().int().min(1).default(100),
+  maxStreamsPerCaller: wholeNumber(1).default(100),
   /** Tasks one caller may have in memory at once (running, or working in the background). */
-  maxLiveTasksPerCaller: z.coerce.number().int().min(1).default(1000),
+  maxLiveTasksPerCaller: wholeNumber(1).default(1000),
   /**
    * Characters of a JSON-RPC string `id`: the id is echoed in every answer and in every event
    * of a stream, so a long one multiplies what the server writes.
    */
-  maxRpcIdLength: z.coerce.number().int().min(1).default(256),
+  maxRpcIdLength: wholeNumber(1).default(256),
   /**
    * JSON characters of the events one task keeps for `Last-Event-ID` replay, besides their count
    * (`eventReplay`); past it the oldest go, and a resume from before them gets the task as it stands.
    */
-  eventReplayMaxBytes: z.coerce
-    .number()
-    .int()
-    .min(1024)
-    .default(1024 * 1024),
+  eventReplayMaxBytes: wholeNumber(1024).default(1024 * 1024),
   /** JSON characters of the events kept for replay of every ended or paused turn together; past it the oldest turns' go first. */
-  eventRetainedMaxBytes: z.coerce
-    .number()
-    .int()
-    .min(1024)
-    .default(128 * 1024 * 1024),
-  pushMaxRetries: z.coerce.number().int().min(1).default(3),
+  eventRetainedMaxBytes: wholeNumber(1024).default(128 * 1024 * 1024),
+  pushMaxRetries: wholeNumber(1).default(3),
   pushRetryDelay: num.min(0).default(1),
   pushTimeout: num.positive().default(10),
-  pushMaxConcurrent: z.coerce.number().int().min(1).default(50),
+  pushMaxConcurrent: wholeNumber(1).default(50),
   pushAllowHttp: bool.default(false),
   pushIdleTimeout: num.positive().default(300),
   /**
@@ -218,22 +184,22 @@ export const SettingsSchema = z.object({
   pushAllowedHosts: list.default([]),
   pushBlockedHosts: list.default([]),
   /** Webhook configs one task may have: each transition is delivered to every one of them. */
-  pushMaxConfigsPerTask: z.coerce.number().int().min(1).default(10),
+  pushMaxConfigsPerTask: wholeNumber(1).default(10),
   /**
    * Webhook attempts one caller's tasks may have in flight at once: its share of
    * pushMaxConcurrent, so receivers that never answer cannot hold every slot. The caller is the
    * task's owner; without auth, each webhook origin counts as one caller. Freed slots go to the
    * waiting callers in turn.
    */
-  pushMaxConcurrentPerCaller: z.coerce.number().int().min(1).default(10),
+  pushMaxConcurrentPerCaller: wholeNumber(1).default(10),
   /**
    * Deliveries one config may have waiting. Past it, the oldest waiting non-final state is
    * replaced by the newer one (each delivery carries the whole task); a final state is never
    * dropped.
    */
-  pushMaxQueuedPerConfig: z.coerce.number().int().min(1).default(20),
+  pushMaxQueuedPerConfig: wholeNumber(1).default(20),
   /** Failed attempts in a row (timeout, no connection, 5xx, 429) that open a webhook origin's circuit. */
-  pushCircuitFailures: z.coerce.number().int().min(1).default(10),
+  pushCircuitFailures: wholeNumber(1).default(10),
   /**
    * Seconds an open circuit sends nothing to its origin (its deliveries wait, a newer state
    * replacing an older one); then one probe decides whether it closes or stays open.
