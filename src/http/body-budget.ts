@@ -45,6 +45,9 @@ export interface BodyBudgetStats {
   inFlightBytes: number;
 }
 
+/** A budget with nothing waiting or in flight (and what a front end without one reports). */
+export const IDLE_BODY_BUDGET: Readonly<BodyBudgetStats> = Object.freeze({ waiting: 0, inFlightBytes: 0 });
+
 export class BodyBudget {
   private inFlight = 0;
   private readonly callerBytes = new Map<string, number>();

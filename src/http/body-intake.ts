@@ -7,7 +7,15 @@
 import { performance } from 'node:perf_hooks';
 import { A2AError, a2aError, ERRORS } from '../a2a/errors.js';
 import type { HeadVerdict, RequestHead } from '../protocol/router.js';
-import { ANONYMOUS, BodyBudget, NO_PLACE, SMALL_BODY_BYTES, type BodyBudgetLimits, type BodyBudgetStats } from './body-budget.js';
+import {
+  ANONYMOUS,
+  BodyBudget,
+  IDLE_BODY_BUDGET,
+  NO_PLACE,
+  SMALL_BODY_BYTES,
+  type BodyBudgetLimits,
+  type BodyBudgetStats,
+} from './body-budget.js';
 import type { WireRequest } from './wire.js';
 
 export interface BodyIntakeOptions {
@@ -161,6 +169,6 @@ export function createBodyIntake(opts: BodyIntakeOptions) {
       return gone;
     },
     /** Large bodies waiting for the budget, and their bytes in flight (none without a budget). */
-    stats: (): BodyBudgetStats => budget?.stats() ?? { waiting: 0, inFlightBytes: 0 },
+    stats: (): BodyBudgetStats => budget?.stats() ?? IDLE_BODY_BUDGET,
   };
 }

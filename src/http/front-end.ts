@@ -5,6 +5,7 @@
  */
 import { startNodeHttp } from './node-server.js';
 import type { HttpOptions, HttpServer } from './exchange.js';
+import { IDLE_BODY_BUDGET } from './body-budget.js';
 import { loadNativeUws, startUwsHttp } from './uws-server.js';
 
 export type FrontEndChoice = 'auto' | 'uws' | 'node' | 'none';
@@ -21,7 +22,7 @@ const NO_LISTENER: HttpServer = {
   host: '',
   frontEnd: 'none',
   openStreams: () => 0,
-  bodyBudget: () => ({ waiting: 0, inFlightBytes: 0 }),
+  bodyBudget: () => IDLE_BODY_BUDGET,
   stopListening: () => {},
   close: () => {},
 };

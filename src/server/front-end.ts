@@ -4,7 +4,7 @@
  * stream, the listener's or a mounted handler's, counts in the stats and closes with the server.
  */
 import type { Settings } from '../config.js';
-import type { BodyBudgetStats } from '../http/body-budget.js';
+import { IDLE_BODY_BUDGET, type BodyBudgetStats } from '../http/body-budget.js';
 import { hostPort, type HttpOptions, type HttpServer, type RawRoute } from '../http/exchange.js';
 import { createHostGuard } from '../http/host-check.js';
 import { startFrontEnd } from '../http/front-end.js';
@@ -84,13 +84,10 @@ export async function frontEndStage(inputs: FrontEndInputs): Promise<FrontEndSta
       eventLogs: e.logs,
       subscribers: e.subscribers,
       openStreams: (listener.started?.openStreams() ?? 0) + mounted.reduce((n, m) => n + m.openStreams(), 0),
-      bodyBudget: [listener.started, ...mounted].reduce<BodyBudgetStats>(
-        (sum, front) => {
-          const own = front?.bodyBudget() ?? { waiting: 0, inFlightBytes: 0 };
-          return { waiting: sum.waiting + own.waiting, inFlightBytes: sum.inFlightBytes + own.inFlightBytes };
-        },
-        { waiting: 0, inFlightBytes: 0 },
-      ),
+      bodyBudget: [listener.started, ...mounted].reduce<BodyBudgetStats>((sum, front) => {
+        const own = front?.bodyBudget() ?? IDLE_BODY_BUDGET;
+        return { waiting: sum.waiting + own.waiting, inFlightBytes: sum.inFlightBytes + own.inFlightBytes };
+      }, IDLE_BODY_BUDGET),
       frontEnd: listener.started?.frontEnd ?? 'none',
       push: push.delivery?.stats() ?? { ...NO_PUSH },
     };
