@@ -594,8 +594,8 @@ describe('the programs of every page', () => {
         .filter((b) => b.kind === 'program')
         .map((b) => session.writeProgram(b, `page-${i}`)),
     );
-    expect(files.length).toBeGreaterThan(5);
-    await session.typecheck(files);
+    if (!process.env.README_PATH) expect(files.length).toBeGreaterThan(5);
+    if (files.length > 0) await session.typecheck(files);
   }, 300_000);
 });
 
