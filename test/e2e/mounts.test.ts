@@ -187,6 +187,15 @@ describe.each(HOSTS)('mounted under /a2a of %s', (_name, start) => {
     expect(frames.at(-1).statusUpdate.status.state).toBe('TASK_STATE_COMPLETED');
   });
 
+  it('answers HEAD of the card with its headers only, and /a2a/ as /a2a', { timeout: QUICK }, async () => {
+    const head = await fetch(`${host.url}/.well-known/agent-card.json`, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-type')).toContain('application/json');
+    expect(await head.text()).toBe('');
+    const r = await postRpc(`${host.url}/`, 'message/send', { message: userMessage('echo with a slash') });
+    expect(r.body.result.status.state).toBe('completed');
+  });
+
   it('leaves the rest of the app as it was', { timeout: QUICK }, async () => {
     const res = await fetch(`${host.url.slice(0, -MOUNT.length)}/echo`, {
       method: 'POST',
