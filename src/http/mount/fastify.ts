@@ -8,12 +8,17 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Mountable } from './mountable.js';
 
-/** The request and reply Fastify hands a hook: the node objects beneath them. */
+/** The request Fastify hands a hook, as the plugin uses it. */
 export interface FastifyRawRequest {
+  /** The node request beneath it. */
   readonly raw: IncomingMessage;
 }
+
+/** The reply Fastify hands a hook, as the plugin uses it. */
 export interface FastifyRawReply {
+  /** The node response beneath it. */
   readonly raw: ServerResponse;
+  /** Tells Fastify the answer is written elsewhere: it does nothing more for the request. */
   hijack(): unknown;
 }
 
@@ -21,6 +26,7 @@ export interface FastifyRawReply {
 export interface FastifyScope {
   /** The prefix the plugin was registered with, from the root (`/a2a`). */
   readonly prefix: string;
+  /** Declares a route for every method. */
   all(
     url: string,
     options: { onRequest(request: FastifyRawRequest, reply: FastifyRawReply, done: () => void): void },
@@ -31,6 +37,10 @@ export interface FastifyScope {
 /** A Fastify plugin: register it with the prefix to serve under. */
 export type FastifyA2APlugin = (instance: FastifyScope) => Promise<void>;
 
+/**
+ * A Fastify plugin serving `server` at the prefix it is registered with and everything under it:
+ * `app.register(a2aFastify(server), { prefix: '/a2a' })`.
+ */
 export function a2aFastify(server: Mountable): FastifyA2APlugin {
   return async (instance) => {
     const handler = server.nodeHandler({ mountPath: instance.prefix });

@@ -12,6 +12,7 @@ import { isUnder, normalMountPath, type Mountable, type MountOptions } from './m
  * `HttpBindings` (typed `unknown` by an app that declares no bindings, so it is checked here).
  */
 export interface HonoNodeContext {
+  /** @hono/node-server's bindings: `incoming` and `outgoing`. */
   readonly env: unknown;
 }
 
@@ -23,6 +24,7 @@ interface HttpBindings {
 const isHttpBindings = (env: unknown): env is HttpBindings =>
   typeof env === 'object' && env !== null && 'incoming' in env && 'outgoing' in env;
 
+/** A Hono middleware (`app.use(...)`); it calls `next` for requests outside the mount path. */
 export type HonoA2AMiddleware = (c: HonoNodeContext, next: () => Promise<void>) => Promise<Response | void>;
 
 /** @hono/node-server's mark for "the handler wrote the answer itself" (its RESPONSE_ALREADY_SENT). */
@@ -45,6 +47,10 @@ function platformResponse(): typeof Response {
   return found;
 }
 
+/**
+ * A Hono middleware serving `server` at `mountPath` (from the root) and everything under it, for
+ * apps served by @hono/node-server: `app.use(a2aHono(server, { mountPath: '/a2a' }))`.
+ */
 export function a2aHono(server: Mountable, opts: MountOptions): HonoA2AMiddleware {
   const mountPath = normalMountPath(opts.mountPath);
   const handler = server.nodeHandler({ mountPath });

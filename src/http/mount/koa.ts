@@ -10,14 +10,23 @@ import { isUnder, normalMountPath, type Mountable, type MountOptions } from './m
 
 /** The part of a Koa context the middleware uses (koa is not a dependency of this package). */
 export interface KoaNodeContext {
+  /** The node request. */
   readonly req: IncomingMessage;
+  /** The node response. */
   readonly res: ServerResponse;
+  /** Koa's request, where body parsers leave `body` and `rawBody`. */
   readonly request: object;
+  /** Turned off: the answer is written on `res`, not by Koa. */
   respond?: boolean;
 }
 
+/** A Koa middleware (`app.use(...)`); it calls `next` for requests outside the mount path. */
 export type KoaA2AMiddleware = (ctx: KoaNodeContext, next: () => Promise<unknown>) => Promise<unknown>;
 
+/**
+ * A Koa middleware serving `server` at `mountPath` (from the root) and everything under it:
+ * `app.use(a2aKoa(server, { mountPath: '/a2a' }))`.
+ */
 export function a2aKoa(server: Mountable, opts: MountOptions): KoaA2AMiddleware {
   const mountPath = normalMountPath(opts.mountPath);
   const handler = server.nodeHandler({ mountPath });

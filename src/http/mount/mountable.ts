@@ -7,11 +7,13 @@ import type { NodeRequestHandler } from '../node-server.js';
 
 /** A server that can be mounted (`createServer`'s result is one). */
 export interface Mountable {
+  /** The server as a node:http request handler mounted at `mountPath`. */
   nodeHandler(opts?: { mountPath?: string }): NodeRequestHandler;
 }
 
 /** Where the server is mounted, from the root of the host app: `/a2a` (no trailing slash). */
 export interface MountOptions {
+  /** The path the server answers at, from the root of the app. */
   mountPath: string;
 }
 
