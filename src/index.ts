@@ -27,6 +27,22 @@ export type { CardSigningAlgorithm } from './a2a/card-schema.js';
 export { verifyAgentCard, type CardVerification, type CardVerificationKey } from './protocol/card-verify.js';
 export { createServer, type A2AServer, type CreateServerOptions } from './server.js';
 export type { NodeRequestHandler } from './http/node-server.js';
+/** Mounting in Fastify, Hono (@hono/node-server) and Koa apps; none of them is imported. */
+export {
+  a2aFastify,
+  a2aHono,
+  a2aKoa,
+  type FastifyA2APlugin,
+  type FastifyScope,
+  type FastifyRawReply,
+  type FastifyRawRequest,
+  type HonoA2AMiddleware,
+  type HonoNodeContext,
+  type KoaA2AMiddleware,
+  type KoaNodeContext,
+  type Mountable,
+  type MountOptions,
+} from './http/mount/index.js';
 export { testAgent, A2ARequestError, type AgentTestClient, type SendOptions } from './testing.js';
 export { resolveSettings, envNameOf, type Settings } from './config.js';
 export { guardProcess, type ProcessGuardOptions } from './process-guard.js';

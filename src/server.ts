@@ -93,9 +93,10 @@ export interface A2AServer {
   shutdown(opts?: { graceMs?: number }): Promise<void>;
   /**
    * The server as a node:http request handler, to mount in an existing app: Express
-   * (`app.use('/a2a', server.nodeHandler())`, the mount path read from `req.baseUrl`), Fastify
-   * or Hono's node adapter, or a bare `http.createServer` (give `mountPath` if the app does not
-   * strip it). The card's URLs include the mount path. Start the server with
+   * (`app.use('/a2a', server.nodeHandler())`, the mount path read from `req.baseUrl`), or a bare
+   * `http.createServer` (give `mountPath` if the app does not strip it); Fastify, Hono and Koa
+   * have adapters built on it (`a2aFastify`, `a2aHono`, `a2aKoa`). The card's URLs include the
+   * mount path. A body the app already parsed (`express.json()`) is used. Start the server with
    * `frontEnd: 'none'` when the app is its only way in.
    */
   nodeHandler(opts?: { mountPath?: string }): NodeRequestHandler;
