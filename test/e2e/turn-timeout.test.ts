@@ -5,7 +5,7 @@
  * the handler emits afterwards is ignored. Off by default. No deadline outlives its turn.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { defineAgent, pause, type AgentContext } from '../../src/index.js';
+import { bearerAuth, defineAgent, pause, type AgentContext } from '../../src/index.js';
 import { client, eventually, TRANSPORTS, userMessage, type Json } from '../support/a2a.js';
 import { captureLogs, type CapturedLogs } from '../support/logs.js';
 import { startServer, STORE_KINDS, type TestServer } from '../support/server.js';
@@ -252,6 +252,26 @@ for (const storeKind of STORE_KINDS) {
     });
   });
 }
+
+describe('a turn past its time limit, with authentication', () => {
+  let server: TestServer;
+  let logs: CapturedLogs;
+  beforeAll(async () => {
+    logs = captureLogs('warn');
+    const guarded = defineAgent({ ...agent, auth: bearerAuth({ tokens: { 'alice-token': 'alice' } }) });
+    server = await startServer({ agent: guarded, logger: logs.logger, turnTimeout: LIMIT_SECONDS });
+  });
+  afterAll(() => server.stop());
+
+  it('names the caller in its log line, and never the credentials', async () => {
+    const sent = await client(server.url, 'jsonrpc').send({ message: userMessage('hang') }, { authorization: 'Bearer alice-token' });
+    expectTimedOut(sent.result);
+    const warned = logs.events('agent.turn_timeout').filter((e) => e.taskId === sent.result.id);
+    expect(warned).toHaveLength(1);
+    expect(warned[0]).toMatchObject({ principal: 'alice', turnTimeout: LIMIT_SECONDS });
+    expect(logs.lines.join('\n')).not.toContain('alice-token');
+  });
+});
 
 describe('without a time limit (the default)', () => {
   let server: TestServer;
