@@ -121,6 +121,13 @@ export const SettingsSchema = z.object({
   cancelForceTimeout: num.positive().default(10),
   /** How long a cancel call waits for a cooperative handler to land in `canceled`. */
   cancelGrace: num.min(0).default(2),
+  // Per-turn time limit
+  /**
+   * Seconds one turn of the handler may run before the task is failed and the handler's signal
+   * fires (a handler that never returns would leave its task working for good); 0 = no limit.
+   * Work left running after `continueInBackground()` is past its turn and not limited.
+   */
+  turnTimeout: num.min(0).default(0),
   /**
    * Characters of task JSON one `tasks/list` answer may carry: a list pays for what it returns,
    * so paging stops before this is passed (the first task of a page is always returned, and

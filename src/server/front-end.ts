@@ -22,6 +22,8 @@ export interface ServerStats {
   liveTasks: number;
   runningActors: number;
   pendingFlushes: number;
+  /** Turns with a time limit (SERVICE_TURN_TIMEOUT) still counting. */
+  turnDeadlines: number;
   eventLogs: number;
   subscribers: number;
   openStreams: number;
