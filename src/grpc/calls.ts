@@ -42,8 +42,6 @@ export interface GrpcCallDeps {
 export interface GrpcServiceSpec {
   methods: readonly GrpcMethod[];
   binding: GrpcBinding;
-  /** The operation name for logs and metrics, by RPC (the other transports' names for it). */
-  operationName(rpc: string, operation: string): string;
   taskIdOf(params: unknown): string | undefined;
 }
 
@@ -134,7 +132,8 @@ export function grpcImplementation(spec: GrpcServiceSpec, deps: GrpcCallDeps): U
 
   const unary = (method: GrpcMethod, entry: UnaryMethod | undefined): handleUnaryCall<unknown, Buffer> => {
     return (call, callback) => {
-      const operation = entry ? spec.operationName(method.name, entry[0]) : 'unknown';
+      // Named by the operation, as metrics know it, whichever version's RPC it came by.
+      const operation = entry ? entry[0] : 'unknown';
       void observe(method, call.metadata, operation, spec.taskIdOf(call.request), async (headers) => {
         try {
           if (!entry) throw a2aError('methodNotFound', method.name);
@@ -152,7 +151,8 @@ export function grpcImplementation(spec: GrpcServiceSpec, deps: GrpcCallDeps): U
 
   const streaming = (method: GrpcMethod, entry: StreamMethod | undefined): handleServerStreamingCall<unknown, Buffer> => {
     return (call: ServerWritableStream<unknown, Buffer>) => {
-      const operation = entry ? spec.operationName(method.name, entry[0]) : 'unknown';
+      // Named by the operation, as metrics know it, whichever version's RPC it came by.
+      const operation = entry ? entry[0] : 'unknown';
       void observe(method, call.metadata, operation, spec.taskIdOf(call.request), async (headers) => {
         try {
           if (!entry) throw a2aError('methodNotFound', method.name);

@@ -24,7 +24,6 @@ function serveVersion(listener: GrpcListener, service: DescService, spec: Omit<G
 
 /** Both A2A services on the listener, over the one `Operations`. */
 export function serveA2A(listener: GrpcListener, ops: Operations, deps: GrpcCallDeps): void {
-  // v0.3 requests are reported by their operation, as v0.3 JSON-RPC reports them; v1.0 ones by their RPC.
-  serveVersion(listener, V03Service, { binding: v03GrpcBinding(ops), operationName: (_rpc, op) => op, taskIdOf: v03TaskIdOf }, deps);
-  serveVersion(listener, V1Service, { binding: v1GrpcBinding(ops), operationName: (rpc) => rpc, taskIdOf: v1TaskIdOf }, deps);
+  serveVersion(listener, V03Service, { binding: v03GrpcBinding(ops), taskIdOf: v03TaskIdOf }, deps);
+  serveVersion(listener, V1Service, { binding: v1GrpcBinding(ops), taskIdOf: v1TaskIdOf }, deps);
 }
