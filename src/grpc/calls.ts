@@ -14,6 +14,7 @@ import type {
 } from '@grpc/grpc-js';
 import type { IncomingRequest } from '../agent.js';
 import { a2aError, isA2AError, type A2AError, type ErrorEntry } from '../a2a/errors.js';
+import type { ProtocolVersion } from '../a2a/versions.js';
 import type { AuthGate } from '../auth/gate.js';
 import type { Logger } from '../log.js';
 import { observeRoutes } from '../observe/requests.js';
@@ -22,6 +23,7 @@ import type { Admission } from '../protocol/admission.js';
 import type { GrpcBinding } from '../protocol/grpc-v03.js';
 import type { RpcContext, StreamMethod, UnaryMethod } from '../protocol/jsonrpc.js';
 import { toA2AError } from '../protocol/reply.js';
+import { requestedVersion } from '../protocol/version.js';
 import { restStatusV1 } from '../protocol/v1/errors.js';
 import type { GrpcMethod } from './codec.js';
 import { grpcStatus } from './status.js';
@@ -40,6 +42,8 @@ export interface GrpcCallDeps {
 
 /** One service version: its RPCs, what each runs, and how its requests name their task. */
 export interface GrpcServiceSpec {
+  /** The A2A version the service speaks (its proto's). */
+  version: ProtocolVersion;
   methods: readonly GrpcMethod[];
   binding: GrpcBinding;
   taskIdOf(params: unknown): string | undefined;
@@ -95,6 +99,12 @@ export function grpcImplementation(spec: GrpcServiceSpec, deps: GrpcCallDeps): U
     operation: UnaryMethod[0],
   ): Promise<RpcContext> {
     const request: IncomingRequest = { method: 'POST', path, headers };
+    // The service names the version; an `a2a-version` sent with it must agree (spec §10.2).
+    const asked = requestedVersion(headers['a2a-version']);
+    if (isA2AError(asked)) throw asked;
+    if (asked !== undefined && asked !== spec.version) {
+      throw a2aError('versionNotSupported', `${path} speaks A2A ${spec.version}, the call asked for ${asked}`);
+    }
     if (gate) {
       const repeated = repeatedKeys(metadata);
       const refusal = repeated.length > 0 ? gate.repeatedCredential(repeated) : undefined;

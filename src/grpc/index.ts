@@ -24,6 +24,6 @@ function serveVersion(listener: GrpcListener, service: DescService, spec: Omit<G
 
 /** Both A2A services on the listener, over the one `Operations`. */
 export function serveA2A(listener: GrpcListener, ops: Operations, deps: GrpcCallDeps): void {
-  serveVersion(listener, V03Service, { binding: v03GrpcBinding(ops), taskIdOf: v03TaskIdOf }, deps);
-  serveVersion(listener, V1Service, { binding: v1GrpcBinding(ops), taskIdOf: v1TaskIdOf }, deps);
+  serveVersion(listener, V03Service, { version: '0.3', binding: v03GrpcBinding(ops), taskIdOf: v03TaskIdOf }, deps);
+  serveVersion(listener, V1Service, { version: '1.0', binding: v1GrpcBinding(ops), taskIdOf: v1TaskIdOf }, deps);
 }

@@ -13,6 +13,7 @@ import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor } from '@
 import { TaskState, type Message, type Task } from 'a2a-sdk-v1';
 import { ClientFactory, DefaultAgentCardResolver, type Transport } from 'a2a-sdk-v1/client';
 import { GrpcTransportFactory } from 'a2a-sdk-v1/client/grpc';
+import { VersionNotSupportedError } from 'a2a-sdk-v1/errors';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import scenarioAgent from '../../examples/scenario-agent.js';
 import { createServer } from '../../src/index.js';
@@ -69,6 +70,20 @@ describe('the gRPC listener', () => {
     await expect(
       createServer({ agent: scenarioAgent, store: 'memory', port: 0, grpcPort: 0, grpcTlsCert: 'cert.pem', logLevel: 'silent' }),
     ).rejects.toThrow('gRPC TLS needs both SERVICE_GRPC_TLS_CERT and SERVICE_GRPC_TLS_KEY');
+  });
+
+  it('each service speaks its version: an a2a-version that disagrees is VersionNotSupportedError', async () => {
+    const server = await startServer({ storeKind: 'memory', grpcPort: 0 });
+    try {
+      const sdk = await grpcClient(server.url);
+      const refused = await rejection(sdk.sendMessage(v1Send(v1Message('echo hi')), { serviceParameters: { 'a2a-version': '0.3' } }));
+      expect(refused).toBeInstanceOf(VersionNotSupportedError);
+      expect(statusOf(refused)).toBe(GrpcStatus.FAILED_PRECONDITION);
+      const sent = await sdk.sendMessage(v1Send(v1Message('echo hi')), { serviceParameters: { 'a2a-version': '1.0' } });
+      expect(asTask(sent).status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    } finally {
+      await server.stop();
+    }
   });
 
   it('refuses a request message past SERVICE_MAX_BODY_BYTES with RESOURCE_EXHAUSTED', async () => {
