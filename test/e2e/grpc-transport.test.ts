@@ -17,7 +17,7 @@ import { VersionNotSupportedError } from 'a2a-sdk-v1/errors';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import scenarioAgent from '../../examples/scenario-agent.js';
 import { createServer } from '../../src/index.js';
-import { eventually } from '../support/a2a.js';
+import { eventually, rpcCall } from '../support/a2a.js';
 import { isV1Task, v1Message, v1Send } from '../support/sdk-v1.js';
 import { startServer, tempDir, type TestServer } from '../support/server.js';
 
@@ -81,6 +81,24 @@ describe('the gRPC listener', () => {
       expect(statusOf(refused)).toBe(GrpcStatus.FAILED_PRECONDITION);
       const sent = await sdk.sendMessage(v1Send(v1Message('echo hi')), { serviceParameters: { 'a2a-version': '1.0' } });
       expect(asTask(sent).status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('a blocking send past its deadline is DEADLINE_EXCEEDED for the client; the task runs on', async () => {
+    const server = await startServer({ storeKind: 'memory', grpcPort: 0 });
+    try {
+      const hurried = await grpcClient(server.url, new GrpcTransportFactory({ grpcCallOptions: { deadline: Date.now() + 300 } }));
+      const contextId = crypto.randomUUID();
+      const late = await rejection(hurried.sendMessage(v1Send(v1Message('slow 1000', { contextId }))));
+      expect(statusOf(late)).toBe(GrpcStatus.DEADLINE_EXCEEDED);
+      const done = await eventually(async () => {
+        const listed = await rpcCall(server.url, 'tasks/list', { contextId });
+        const task = (listed.result as { tasks: { status: { state: string } }[] }).tasks[0];
+        return task?.status.state === 'completed' ? task : undefined;
+      }, 10_000);
+      expect(done).toBeDefined();
     } finally {
       await server.stop();
     }
