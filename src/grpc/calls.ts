@@ -20,7 +20,7 @@ import type { Logger } from '../log.js';
 import { observeRoutes } from '../observe/requests.js';
 import type { Metrics } from '../observe/metrics.js';
 import type { Admission } from '../protocol/admission.js';
-import type { GrpcBinding } from '../protocol/grpc-v03.js';
+import type { GrpcBinding } from '../protocol/grpc-binding.js';
 import type { RpcContext, StreamMethod, UnaryMethod } from '../protocol/jsonrpc.js';
 import { toA2AError } from '../protocol/reply.js';
 import { requestedVersion } from '../protocol/version.js';
@@ -174,7 +174,7 @@ export function grpcImplementation(spec: GrpcServiceSpec, deps: GrpcCallDeps): U
             return STREAMING;
           }
           const encode = (event: Parameters<GrpcBinding['event']>[0]) => method.encode(spec.binding.event(event));
-          new GrpcFeedWriter(call, feed, { maxBufferedBytes: deps.maxBufferedBytes, logger, metrics: deps.metrics, encode }).start();
+          new GrpcFeedWriter(call, feed, { maxBufferedBytes: deps.maxBufferedBytes, logger, encode }).start();
           return STREAMING;
         } catch (err) {
           const refusal = toA2AError(err, logger, method.path);

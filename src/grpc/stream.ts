@@ -8,13 +8,11 @@
 import { status as GrpcCode, type ServerWritableStream } from '@grpc/grpc-js';
 import type { StreamEvent } from '../a2a/schemas.js';
 import { errorFields, type Logger } from '../log.js';
-import type { Metrics } from '../observe/metrics.js';
 import type { FeedSink, TaskFeed } from '../runtime/task-feed.js';
 
 export interface GrpcStreamOptions {
   maxBufferedBytes: number;
   logger: Logger;
-  metrics: Metrics;
   /** One event as the bytes of the version's `StreamResponse`. */
   encode(event: StreamEvent): Buffer;
 }
@@ -63,7 +61,6 @@ export class GrpcFeedWriter implements FeedSink {
       }
     }
     if (!this.call.write(bytes)) this.blocked = true;
-    this.opts.metrics.sseEventWritten();
     return !this.blocked;
   }
 
@@ -90,7 +87,6 @@ export class GrpcFeedWriter implements FeedSink {
   /** UNAVAILABLE: the client may subscribe again and catch up from the task. */
   private cutOff(reason: string): void {
     this.opts.logger.warn('grpc.stream_cut', { taskId: this.feed.taskId, reason, limit: this.opts.maxBufferedBytes });
-    this.opts.metrics.sseStreamCut();
     this.finish(GrpcCode.UNAVAILABLE, `stream closed: ${reason}; subscribe again`);
   }
 

@@ -9,7 +9,8 @@
  */
 import { a2aError, isA2AError, shown } from '../a2a/errors.js';
 import type { Operation } from '../auth/types.js';
-import type { Message, StreamEvent, Task } from '../a2a/schemas.js';
+import type { Message, Task } from '../a2a/schemas.js';
+import type { GrpcBinding } from './grpc-binding.js';
 import { objectOf } from './json-text.js';
 import type { RpcContext, StreamMethod, UnaryMethod } from './jsonrpc.js';
 import type { Operations } from './operations.js';
@@ -22,14 +23,6 @@ import type { ServedCard } from './v1/card.js';
 
 type UnaryFn = UnaryMethod[1];
 type StreamFn = StreamMethod[1];
-
-/** What one version's gRPC service runs: its RPCs by name, and how a stream event is written. */
-export interface GrpcBinding {
-  unary: ReadonlyMap<string, UnaryMethod>;
-  streaming: ReadonlyMap<string, StreamMethod>;
-  /** One stream event as the proto-JSON of the version's `StreamResponse`. */
-  event(event: StreamEvent): unknown;
-}
 
 const TASK_NAME = /^tasks\/([^/]+)$/;
 const CONFIG_NAME = /^tasks\/([^/]+)\/pushNotificationConfigs\/([^/]+)$/;

@@ -3,7 +3,7 @@
  * same names, with the same proto-JSON params and results, so the gRPC service runs the JSON-RPC
  * binding's methods; only the framing differs.
  */
-import type { GrpcBinding } from '../grpc-v03.js';
+import type { GrpcBinding } from '../grpc-binding.js';
 import type { Operations } from '../operations.js';
 import { V1_RPC } from './jsonrpc.js';
 import { v1StreamResponse } from './wire-out.js';
