@@ -248,6 +248,16 @@ export const SettingsSchema = z.object({
   metrics: z.union([bool, z.object({ port: portNumber })]).default(true),
   /** A listener of its own for /metrics (plain node:http, same host), off the public port; unset = the server's port. */
   metricsPort: portNumber.optional(),
+  // gRPC transport (README "gRPC"): both versions' A2AService on a port of its own.
+  /** The gRPC listener's port; unset = no gRPC (its packages are not even loaded); 0 = any free port. */
+  grpcPort: portNumber.optional(),
+  /** Where gRPC listens; unset = `host`. */
+  grpcHost: z.string().min(1).optional(),
+  /** TLS for gRPC: the certificate chain and its private key, PEM text or a file path each (both or neither). */
+  grpcTlsCert: z.string().min(1).optional(),
+  grpcTlsKey: z.string().min(1).optional(),
+  /** Plaintext gRPC on a host that is not loopback (credentials travel in metadata): only behind a TLS-terminating proxy. */
+  grpcAllowPlaintext: bool.default(false),
 });
 
 export type Settings = z.infer<typeof SettingsSchema>;

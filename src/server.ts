@@ -8,7 +8,7 @@
  */
 import type { AgentDefinition } from './agent.js';
 import { resolveSettings, type Settings, type SettingsInput } from './config.js';
-import type { FrontEndKind, RawRoute } from './http/exchange.js';
+import { hostPort, type FrontEndKind, type RawRoute } from './http/exchange.js';
 import type { NodeRequestHandler } from './http/node-server.js';
 import { createLogger, type Logger } from './log.js';
 import type { Pretenuring } from './heap-tuning.js';
@@ -20,6 +20,7 @@ import type { TaskStore } from './store/types.js';
 import { backendsStage } from './server/backends.js';
 import { cardStage } from './server/card.js';
 import { frontEndStage, type ServerStats } from './server/front-end.js';
+import { openGrpc } from './server/grpc.js';
 import { observabilityStage, type Inspector } from './server/observability.js';
 import { protocolStage } from './server/protocol.js';
 import { pushStage, runtimeStage } from './server/runtime.js';
@@ -56,6 +57,8 @@ export interface A2AServer {
   /** `http://host:port` */
   readonly url: string;
   readonly port: number;
+  /** The gRPC listener's port (undefined: gRPC is off). */
+  readonly grpcPort: number | undefined;
   /** Where /metrics is served: the server's own URL, or its own listener's (undefined: metrics off). */
   readonly metricsUrl: string | undefined;
   readonly settings: Settings;
@@ -124,8 +127,6 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
   const { store, coordinator, heap } = backends;
   const push = await pushStage(backends, card.capabilities.pushNotifications, settings, logger, metrics);
   const service = runtimeStage(agent, backends, push, settings, logger, metrics, inspect);
-  const { ops, route, admitHead } = protocolStage(service, push.configs, backends, card, settings, logger, metrics);
-  const { recovered } = await service.init();
 
   /** Closes what the stages below the front end opened; queued webhooks get `pushGraceMs`. */
   const closeBelowFrontEnd = async (pushGraceMs: number): Promise<void> => {
@@ -135,6 +136,17 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
     await coordinator.close();
     await store.close();
   };
+  // Bound before the protocol stage, so the card names the port actually bound.
+  let grpc;
+  try {
+    grpc = await openGrpc(settings);
+  } catch (err) {
+    await closeBelowFrontEnd(0);
+    throw err;
+  }
+  const servedCard = grpc ? { ...card, cardOptions: { ...card.cardOptions, grpcTarget: grpc.target } } : card;
+  const { ops, route, admitHead } = protocolStage(service, push.configs, backends, servedCard, settings, logger, metrics);
+  const { recovered } = await service.init();
   const front = await frontEndStage({
     settings,
     logger,
@@ -147,9 +159,13 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
     push,
     rawRoutes: [...debug.rawRoutes, ...(rawRoutes ?? [])],
     // A listener that cannot start leaves nothing of what was opened before it.
-    closeOpened: () => closeBelowFrontEnd(0),
+    closeOpened: () => {
+      grpc?.close();
+      return closeBelowFrontEnd(0);
+    },
   });
   const { http, url } = front;
+  grpc?.serve({ ops, gate: card.gate, logger, metrics, baseUrl: url || `http://${hostPort(settings.host, settings.port)}` });
   logger.info('server.started', {
     url,
     agent: agent.card.name,
@@ -160,6 +176,7 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
     pretenuring: heap.pretenuring,
     ...(heap.tuned ? {} : { heapTuning: 'off: V8 flags left as they were' }),
     metrics: front.metricsShown,
+    ...(grpc ? { grpc: `${grpc.target} (${grpc.tls ? 'TLS' : 'plaintext'})` } : {}),
     capabilities: card.capabilities,
     ...(card.signer ? { cardSigning: { alg: card.signer.alg, ...(card.signer.kid ? { kid: card.signer.kid } : {}) } } : {}),
     recoveredTasks: recovered,
@@ -169,6 +186,7 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
   const close = (): Promise<void> => {
     closing ??= (async () => {
       http.close();
+      grpc?.close();
       await front.metricsListener?.close();
       front.closeMounted();
       // Queued webhook deliveries get a bounded grace period before the store goes away.
@@ -193,6 +211,7 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
   return {
     url,
     port: http.port,
+    grpcPort: grpc?.port,
     metricsUrl: front.metricsUrl,
     settings,
     heapGrowthPercent: heap.heapGrowth === 'node-flag' ? 'node-flag' : heap.heapGrowthPercent,

@@ -7,8 +7,8 @@
 import { Buckets, renderFamilies, type Family, type Labels, type Tally } from './exposition.js';
 import { processMetricsText } from './process-metrics.js';
 
-/** How a request came in: JSON-RPC at `POST /`, REST under /v1, or the discovery card. */
-export type Transport = 'jsonrpc' | 'rest' | 'card';
+/** How a request came in: JSON-RPC at `POST /`, REST under /v1, the discovery card, or gRPC. */
+export type Transport = 'jsonrpc' | 'rest' | 'card' | 'grpc';
 /**
  * A webhook delivery's end, `retried` for an attempt that failed and is tried again, or
  * `replaced` for a waiting delivery a newer state of its task made unneeded (never sent).
