@@ -80,7 +80,12 @@ export type TaskMachineEvent<M = unknown, A = unknown> =
    */
   | { type: 'AGENT_DETACHED' }
   /** the agent handler's turn threw (the message says what the client is told) */
-  | { type: 'AGENT_FAILED'; message?: M };
+  | { type: 'AGENT_FAILED'; message?: M }
+  /**
+   * the turn ran past the server's time limit: the task fails with the message (which names the
+   * limit) at once, and the handler's signal fires; the handler is not waited for
+   */
+  | { type: 'TURN_TIMEOUT'; message?: M };
 
 /** The name of a task machine event. */
 export type TaskMachineEventType = TaskMachineEvent['type'];
@@ -100,6 +105,7 @@ export const TASK_MACHINE_EVENT_TYPES = [
   'AGENT_DONE',
   'AGENT_DETACHED',
   'AGENT_FAILED',
+  'TURN_TIMEOUT',
 ] as const satisfies readonly TaskMachineEventType[];
 
 /** The machine for messages of type `M` and artifact chunks of type `A`. */
@@ -125,7 +131,10 @@ export function defineTaskMachine<M = unknown, A = unknown>() {
        * it settled with AGENT_DONE or AGENT_FAILED.
        */
       startAgentTurn: () => {},
-      /** Cancel requested while the handler or its background work runs: fire its AbortSignal. */
+      /**
+       * Cancel requested while the handler or its background work runs, or the turn ran past its
+       * time limit: fire its AbortSignal.
+       */
       abortAgent: () => {},
       /**
        * The turn ended with the task still working (AGENT_DETACHED): the runtime stores the task
@@ -178,6 +187,9 @@ export function defineTaskMachine<M = unknown, A = unknown>() {
               AGENT_DONE: '#task.completed',
               AGENT_DETACHED: 'background',
               CANCEL: { target: 'cancelling', actions: 'rememberCancelMessage' },
+              // Unlike a cancel, the handler is not waited for: it already had the whole limit,
+              // and whatever it does after the signal is ignored, since the task is final.
+              TURN_TIMEOUT: { target: '#task.failed', actions: 'abortAgent' },
             },
           },
           background: {

@@ -120,8 +120,10 @@ export interface AgentContext {
    */
   accepts(mimeType: string): boolean;
   /**
-   * Fires when a client cancels the task (or the server shuts down). Stop work and return; work
-   * left running by `continueInBackground` should stop too.
+   * Fires when a client cancels the task (or the server shuts down), or when the turn runs past
+   * the server's time limit (SERVICE_TURN_TIMEOUT), which fails the task at once. Stop work and
+   * return: after it fires, what the handler emits is ignored. Work left running by
+   * `continueInBackground` should stop too.
    */
   readonly signal: AbortSignal;
   /** An intermediate status (working -> working), optionally with a message. */

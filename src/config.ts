@@ -132,6 +132,13 @@ export const SettingsSchema = z.object({
   cancelForceTimeout: num.positive().default(10),
   /** How long a cancel call waits for a cooperative handler to land in `canceled`. */
   cancelGrace: num.min(0).default(2),
+  // Per-turn time limit
+  /**
+   * Seconds one turn of the handler may run before the task is failed and the handler's signal
+   * fires (a handler that never returns would leave its task working for good); 0 = no limit.
+   * Work left running after `continueInBackground()` is past its turn and not limited.
+   */
+  turnTimeout: num.min(0).default(0),
   /**
    * Characters of task JSON one `tasks/list` answer may carry: a list pays for what it returns,
    * so paging stops before this is passed (the first task of a page is always returned, and
@@ -271,6 +278,17 @@ export const SettingsSchema = z.object({
     .default(true),
   /** A listener of its own for /metrics (plain node:http, same host), off the public port; unset = the server's port. */
   metricsPort: portNumber.optional(),
+  // gRPC transport (README "gRPC"): both versions' A2AService on a port of its own.
+  /** The gRPC listener's port; unset = no gRPC (its packages are not even loaded); 0 = any free port. */
+  grpcPort: portNumber.optional(),
+  /** Where gRPC listens; unset = `host`. */
+  grpcHost: z.string().min(1).optional(),
+  /** TLS for gRPC: the certificate chain and its private key, PEM text or a file path each (both or neither). */
+  grpcTlsCert: z.string().min(1).optional(),
+  /** The private key of `grpcTlsCert`: PEM text or a file path. */
+  grpcTlsKey: z.string().min(1).optional(),
+  /** Plaintext gRPC on a host that is not loopback (credentials travel in metadata): only behind a TLS-terminating proxy. */
+  grpcAllowPlaintext: bool.default(false),
 });
 
 /** Every setting, resolved: defaults applied, values checked. */

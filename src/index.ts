@@ -47,6 +47,22 @@ export type { BodyBudgetStats } from './http/body-budget.js';
 export type { PushStats } from './push/dispatcher.js';
 export type { Pretenuring } from './heap-tuning.js';
 export type { NodeRequestHandler } from './http/node-server.js';
+/** Mounting in Fastify, Hono (@hono/node-server) and Koa apps; none of them is imported. */
+export {
+  a2aFastify,
+  a2aHono,
+  a2aKoa,
+  type FastifyA2APlugin,
+  type FastifyScope,
+  type FastifyRawReply,
+  type FastifyRawRequest,
+  type HonoA2AMiddleware,
+  type HonoNodeContext,
+  type KoaA2AMiddleware,
+  type KoaNodeContext,
+  type Mountable,
+  type MountOptions,
+} from './http/mount/index.js';
 export { testAgent, A2ARequestError, type AgentTestClient, type SendOptions } from './testing.js';
 export { resolveSettings, envNameOf, SettingsSchema, type Settings, type SettingsInput } from './config.js';
 export { guardProcess, type ProcessGuardOptions } from './process-guard.js';

@@ -132,7 +132,16 @@ export const AgentSkillSchema = z.object({
 /** A skill of the card: what the agent can do, with tags and examples. */
 export type AgentSkill = z.infer<typeof AgentSkillSchema>;
 
-export const AgentInterfaceSchema = z.object({ url: httpUrl, transport: TransportNameSchema });
+/** A gRPC target as clients dial it: `host:port` (an IPv6 host in brackets). */
+const isGrpcTarget = (s: string): boolean => /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/.test(s);
+
+/** A gRPC interface's URL is the target its clients dial (`host:port`) or an http(s) URL. */
+export const AgentInterfaceSchema = z
+  .object({ url: z.string(), transport: TransportNameSchema })
+  .refine((i) => isHttpUrl(i.url) || (i.transport === 'GRPC' && isGrpcTarget(i.url)), {
+    message: 'must be an absolute http:// or https:// URL (or host:port for GRPC)',
+    path: ['url'],
+  });
 
 /** JWS algorithms (RFC 7518 §3.1, RFC 8037 §3.1) a card is signed and verified with: asymmetric only. */
 export const CARD_SIGNING_ALGORITHMS = ['ES256', 'ES384', 'ES512', 'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'EdDSA'] as const;

@@ -26,6 +26,8 @@ export interface ServerStats {
   runningActors: number;
   /** Tasks whose coalesced progress write is due or under way. */
   pendingFlushes: number;
+  /** Turns with a time limit (SERVICE_TURN_TIMEOUT) still counting. */
+  turnDeadlines: number;
   /** Tasks whose events the event log holds. */
   eventLogs: number;
   /** Listeners of task events (streams, subscribes, blocking sends). */

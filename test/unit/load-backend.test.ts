@@ -13,6 +13,13 @@ describe('loading a backend client', () => {
     );
   });
 
+  it('names every package a feature needs when one of them is missing (gRPC needs two)', async () => {
+    const missing = 'a2actor-no-such-grpc';
+    await expect(loadBackend(() => import(missing), ['a2actor-other-package', missing], 'gRPC (SERVICE_GRPC_PORT)')).rejects.toThrow(
+      `gRPC (SERVICE_GRPC_PORT) needs the "a2actor-other-package" and "${missing}" packages: npm install a2actor-other-package ${missing}`,
+    );
+  });
+
   it('passes other failures through unchanged', async () => {
     const broken = new Error('the client failed to initialise');
     await expect(loadBackend(() => Promise.reject(broken), 'pg', 'the PostgreSQL store')).rejects.toBe(broken);
