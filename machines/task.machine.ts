@@ -24,22 +24,30 @@ export const TASK_STATES = [
   'canceled',
   'rejected',
 ] as const;
+/** A task's state on the wire. */
 export type TaskState = (typeof TASK_STATES)[number];
 
+/** States a task never leaves. */
 export const TERMINAL_STATES: ReadonlySet<TaskState> = new Set(['completed', 'failed', 'canceled', 'rejected']);
 /** States where the task waits for the client: a follow-up message continues the same task. */
 export const INTERRUPTED_STATES: ReadonlySet<TaskState> = new Set(['input-required', 'auth-required']);
 
+/** Whether a task in `state` has ended for good. */
 export const isTerminalState = (state: TaskState): boolean => TERMINAL_STATES.has(state);
+/** Whether a task in `state` waits for the client's next message. */
 export const isInterruptedState = (state: TaskState): boolean => INTERRUPTED_STATES.has(state);
 
+/** What the task machine carries besides its state. */
 export interface TaskMachineContext<M = unknown> {
+  /** The task the actor runs. */
   readonly taskId: string;
   /** The message a cancel came with (a server shutting down says so); the `canceled` entry shows it. */
   readonly cancelMessage?: M | undefined;
 }
 
+/** What an actor of the task machine starts from. */
 export interface TaskMachineInput {
+  /** The task the actor runs. */
   readonly taskId: string;
 }
 
@@ -79,6 +87,7 @@ export type TaskMachineEvent<M = unknown, A = unknown> =
    */
   | { type: 'TURN_TIMEOUT'; message?: M };
 
+/** The name of a task machine event. */
 export type TaskMachineEventType = TaskMachineEvent['type'];
 
 /** Every event type the machine knows (tests walk them all). */
@@ -231,6 +240,7 @@ export function defineTaskMachine<M = unknown, A = unknown>() {
 /** The definition with untyped payloads: for the inspector, the tests and embedding. */
 export const taskMachine = defineTaskMachine();
 
+/** The task machine's type, for typed actors of it. */
 export type TaskMachine = typeof taskMachine;
 
 /** The top-level wire state of a machine state value (`{working: 'running'}` -> `working`). */

@@ -25,7 +25,9 @@ import { observabilityStage, type Inspector } from './server/observability.js';
 import { protocolStage } from './server/protocol.js';
 import { pushStage, runtimeStage } from './server/runtime.js';
 
+/** What `createServer` takes: the agent, any setting by its option name, and the seams below. */
 export interface CreateServerOptions extends Partial<SettingsInput> {
+  /** The agent to serve. */
   agent: AgentDefinition;
   /** A store instance instead of the `store` setting. */
   taskStore?: TaskStore;
@@ -33,6 +35,7 @@ export interface CreateServerOptions extends Partial<SettingsInput> {
   eventLog?: TaskEventLog;
   /** A coordinator instead of the one the `events` setting names. */
   coordinator?: Coordinator;
+  /** Where the server logs (default: JSON lines on stderr at the `logLevel` setting). */
   logger?: Logger;
   /** Environment to read SERVICE_* settings from (default: process.env). */
   env?: NodeJS.ProcessEnv;
@@ -53,14 +56,17 @@ export interface CreateServerOptions extends Partial<SettingsInput> {
   tuneHeap?: boolean;
 }
 
+/** A running server: what `createServer` resolves to. */
 export interface A2AServer {
   /** `http://host:port` */
   readonly url: string;
+  /** The port it listens on (the one chosen when the `port` setting is 0). */
   readonly port: number;
   /** The gRPC listener's port (undefined: gRPC is off). */
   readonly grpcPort: number | undefined;
   /** Where /metrics is served: the server's own URL, or its own listener's (undefined: metrics off). */
   readonly metricsUrl: string | undefined;
+  /** Every setting as resolved from the options and the environment. */
   readonly settings: Settings;
   /**
    * The heap growth createServer set with `tuneHeap` (src/heap-tuning.ts): the percent, 0 for
@@ -78,7 +84,12 @@ export interface A2AServer {
   readonly frontEnd: FrontEndKind;
   /** The front end is native uWS (kept for earlier callers; see `frontEnd`). */
   readonly native: boolean;
+  /**
+   * The task runtime behind both transports, for this repository's tests and tools.
+   * @internal
+   */
   readonly service: TaskService;
+  /** The task store in use. */
   readonly store: TaskStore;
   /** Live counters: tasks, actors, subscriptions, open streams (leak checks, metrics). */
   stats(): ServerStats;
@@ -105,6 +116,7 @@ export interface A2AServer {
   nodeHandler(opts?: { mountPath?: string }): NodeRequestHandler;
 }
 
+/** Serves an agent: resolves once it listens (or, with `frontEnd: 'none'`, is ready to mount). */
 export async function createServer(options: CreateServerOptions): Promise<A2AServer> {
   const {
     agent,

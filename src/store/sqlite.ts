@@ -76,6 +76,7 @@ interface SummaryRow {
   artifacts_bytes: number;
 }
 
+/** Tasks in one SQLite file (WAL), durable across restarts; one process per file. */
 export class SqliteTaskStore implements TaskStore {
   readonly description: string;
   private readonly db: Database.Database;
@@ -83,6 +84,7 @@ export class SqliteTaskStore implements TaskStore {
   /** The task, its summary and its idempotency record in one transaction (one WAL commit). */
   private readonly save: (row: Record<string, string | null>, summary: StoredSummary, key: MessageKey | undefined) => void;
 
+  /** Opens (or creates and migrates) the database at `path`. */
   constructor(path: string, opts: { synchronous?: SqliteSynchronous } = {}) {
     this.description = `sqlite:${path}`;
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
@@ -181,6 +183,7 @@ export class SqliteTaskStore implements TaskStore {
     this.save(row, storedSummary(task, body), messageKey);
   }
 
+  /** One page of tasks, newest first. */
   async listTasks(query: TaskListQuery): Promise<TaskPage> {
     const where: string[] = [];
     const args: Record<string, string | number> = {};
@@ -262,10 +265,12 @@ export class SqliteTaskStore implements TaskStore {
     this.stmt.savePush.run({ taskId, configId: config.id, body: JSON.stringify(config) });
   }
 
+  /** The task's push configs, in creation order. */
   async listPushConfigs(taskId: string): Promise<StoredPushConfig[]> {
     return this.stmt.listPush.all(taskId).map((r) => JSON.parse(r.body) as StoredPushConfig);
   }
 
+  /** Removes one push config; false when there was none. */
   async deletePushConfig(taskId: string, configId: string): Promise<boolean> {
     return this.stmt.deletePush.run(taskId, configId).changes > 0;
   }
@@ -275,6 +280,7 @@ export class SqliteTaskStore implements TaskStore {
     return new SqliteOutboxTable(this.db);
   }
 
+  /** Closes the database file. */
   async close(): Promise<void> {
     if (this.db.open) this.db.close();
   }
