@@ -6,10 +6,13 @@
  * path (issue 36) before the interleaved rounds of `npm run bench` confirm it on a quiet machine.
  *
  * Each front end is one server process (bench/servers/ours.ts from the tsc build) under
- * `valgrind --tool=callgrind node --single-threaded`; per workload it is warmed up, its counters
- * zeroed (`callgrind_control -z`), sent `--requests` requests eight at a time from this process,
- * and dumped (`callgrind_control -d`): the dump's total over the requests is the figure. Kernel
- * time (the socket calls) is not counted: both front ends make about the same calls per request.
+ * `valgrind --tool=callgrind node --single-threaded`; per workload it is warmed up and dumped
+ * (`callgrind_control -d`: a dump holds what ran since the one before), sent `--requests` requests
+ * eight at a time from this process, and dumped again: that dump's total over the requests is the
+ * figure. Kernel time (the socket calls) is not counted: both front ends make about the same calls
+ * per request. `--front-ends uws,node,express` and `--workloads W1,W2,W4` pick what is counted
+ * (default all; Express runs W1 only): node's start-up under callgrind takes minutes, so two
+ * invocations of one front end each use both cores.
  */
 import { execFile, fork, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -22,11 +25,15 @@ import { ROOT } from './lib/children.js';
 import { MESSAGE_ID, type RequestTemplate, type ServerMessage } from './lib/types.js';
 import { requests } from './lib/workloads.js';
 
-const { values } = parseArgs({ options: { requests: { type: 'string' }, warmup: { type: 'string' } } });
+const { values } = parseArgs({
+  options: { requests: { type: 'string' }, warmup: { type: 'string' }, 'front-ends': { type: 'string' }, workloads: { type: 'string' } },
+});
 const perWorkload = Number(values.requests ?? 600);
 const warmup = Number(values.warmup ?? 600);
 if (!(Number.isInteger(perWorkload) && perWorkload > 0 && Number.isInteger(warmup) && warmup >= 0)) {
-  process.stderr.write('usage: npm run bench:front-end-cost -- [--requests <n>] [--warmup <n>]\n');
+  process.stderr.write(
+    'usage: npm run bench:front-end-cost -- [--requests <n>] [--warmup <n>] [--front-ends uws,node,express] [--workloads W1,W2,W4]\n',
+  );
   process.exit(2);
 }
 if (spawnSync('callgrind_control', ['--version']).status !== 0) {
@@ -34,12 +41,18 @@ if (spawnSync('callgrind_control', ['--version']).status !== 0) {
   process.exit(2);
 }
 
-const FRONT_ENDS = [
-  { name: 'uWS', arg: 'auto', workloads: ['W1', 'W2', 'W4'] },
-  { name: 'node:http', arg: 'node', workloads: ['W1', 'W2', 'W4'] },
-  { name: 'Express mount', arg: 'express', workloads: ['W1'] },
-] as const;
 type Workload = 'W1' | 'W2' | 'W4';
+const ALL_FRONT_ENDS: readonly { key: string; name: string; arg: string; workloads: readonly Workload[] }[] = [
+  { key: 'uws', name: 'uWS', arg: 'auto', workloads: ['W1', 'W2', 'W4'] },
+  { key: 'node', name: 'node:http', arg: 'node', workloads: ['W1', 'W2', 'W4'] },
+  { key: 'express', name: 'Express mount', arg: 'express', workloads: ['W1'] },
+];
+const picked = values['front-ends']?.split(',');
+const pickedWorkloads = values.workloads?.split(',');
+const FRONT_ENDS = ALL_FRONT_ENDS.filter((f) => picked === undefined || picked.includes(f.key)).map((f) => ({
+  ...f,
+  workloads: f.workloads.filter((w) => pickedWorkloads === undefined || pickedWorkloads.includes(w)),
+}));
 const REQUEST: Record<Workload, () => RequestTemplate> = { W1: requests.rpcSend, W2: requests.restSend, W4: requests.rpcStream };
 /** Requests in flight at once. */
 const CONCURRENCY = 8;
@@ -71,12 +84,13 @@ const control = (flag: string, pid: number): Promise<void> =>
     execFile('callgrind_control', [flag, String(pid)], { timeout: 120_000 }, (err) => (err ? reject(err) : resolve()));
   });
 
-/** The instructions of the newest dump (`totals:` line) among `prefix`.N files. */
-function lastDumpTotal(dir: string, prefix: string, seen: Set<string>): number {
-  const fresh = readdirSync(dir).filter((f) => f.startsWith(prefix) && !seen.has(f));
-  if (fresh.length !== 1) throw new Error(`expected one new callgrind dump, found ${fresh.join(', ') || 'none'}`);
-  const file = fresh[0] as string;
-  seen.add(file);
+/** The instructions of the newest dump (`totals:` line): the `prefix`.N file of the highest N. */
+function lastDumpTotal(dir: string, prefix: string): number {
+  const numbered = readdirSync(dir)
+    .map((f) => (f.startsWith(`${prefix}.`) ? Number(f.slice(prefix.length + 1)) : Number.NaN))
+    .filter((n) => Number.isInteger(n));
+  if (numbered.length === 0) throw new Error('callgrind wrote no dump');
+  const file = `${prefix}.${Math.max(...numbered)}`;
   const m = /^(?:totals|summary): (\d+)/m.exec(readFileSync(join(dir, file), 'utf8'));
   if (!m) throw new Error(`no totals in ${file}`);
   return Number(m[1]);
@@ -110,14 +124,13 @@ try {
     try {
       const url = await ready(child);
       const pid = child.pid as number;
-      const seen = new Set<string>();
       results[front.name] = {};
       for (const workload of front.workloads) {
         await drive(url, REQUEST[workload](), warmup);
-        await control('-z', pid);
+        await control('-d', pid);
         await drive(url, REQUEST[workload](), perWorkload);
         await control('-d', pid);
-        const perUnit = Math.round(lastDumpTotal(dir, prefix, seen) / perWorkload);
+        const perUnit = Math.round(lastDumpTotal(dir, prefix) / perWorkload);
         (results[front.name] as Partial<Record<Workload, number>>)[workload] = perUnit;
         log(`${front.name.padEnd(14)} ${workload}: ${perUnit.toLocaleString('en-US')} instructions per unit`);
       }
