@@ -36,22 +36,43 @@ export async function interleave(
   specFor: (server: ServerProcess) => LoadSpec,
   what: string,
 ): Promise<Interleaved> {
-  const samples: [number[], number[]] = [[], []];
+  const [first, second] = await interleaveAll(generator, servers, rounds, specFor, what);
+  return {
+    rounds,
+    first: (first as Sampled).samples,
+    second: (second as Sampled).samples,
+    firstMedian: (first as Sampled).median,
+    secondMedian: (second as Sampled).median,
+  };
+}
+
+/** One server's CPU µs per unit in each round, and their median. */
+export interface Sampled {
+  samples: number[];
+  median: number;
+}
+
+/**
+ * `rounds` windows on each server, the order turning by one each round so that each goes first
+ * as often as the others; one `Sampled` per server, in the order given.
+ */
+export async function interleaveAll(
+  generator: GeneratorProcess,
+  servers: readonly ServerProcess[],
+  rounds: number,
+  specFor: (server: ServerProcess) => LoadSpec,
+  what: string,
+): Promise<Sampled[]> {
+  const samples: number[][] = servers.map(() => []);
   for (let i = 0; i < rounds; i++) {
-    const order = i % 2 === 0 ? ([0, 1] as const) : ([1, 0] as const);
-    for (const which of order) {
-      const server = servers[which];
+    for (let k = 0; k < servers.length; k++) {
+      const which = (i + k) % servers.length;
+      const server = servers[which] as ServerProcess;
       const m = await generator.run(specFor(server), server);
       if (m.result.errors > 0 || m.result.requests === 0)
         throw new Error(`${what}: ${server.kind} round ${i + 1} had ${m.result.errors} errors and ${m.result.requests} units`);
-      samples[which].push(round1(m.serverCpuMicros / m.result.requests));
+      (samples[which] as number[]).push(round1(m.serverCpuMicros / m.result.requests));
     }
   }
-  return {
-    rounds,
-    first: samples[0],
-    second: samples[1],
-    firstMedian: round1(median(samples[0])),
-    secondMedian: round1(median(samples[1])),
-  };
+  return samples.map((s) => ({ samples: s, median: round1(median(s)) }));
 }

@@ -6,6 +6,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BenchReport, Row } from './suite.js';
+import { NODE_TARGETS } from './front-end-ratios.js';
 import { FEATURE_COST_TARGET_MICROS, type ServerKind } from './types.js';
 
 export const SERVER_LABEL: Record<ServerKind, string> = {
@@ -13,6 +14,7 @@ export const SERVER_LABEL: Record<ServerKind, string> = {
   memory: 'ours mem',
   plain: 'ours plain',
   node: 'ours node',
+  express: 'ours express',
   auth: 'ours auth',
   metrics: 'ours metrics',
   sqlite: 'ours sqlite',
@@ -51,6 +53,16 @@ export function targetOf(row: Row, rows: readonly Row[]): string | undefined {
     const paired =
       row.pairedCpuVsPeer === undefined ? '' : `; interleaved ${row.pairedCpuVsPeer.toFixed(2)}x${mark(row.pairedCpuVsPeer <= cpuTarget)}`;
     return `target CPU x peer ≤ ${cpuTarget}x${mark(row.cpuVsPeer <= cpuTarget)}${paired}`;
+  }
+  const f = row.frontEnd;
+  if (row.server === 'node' && f?.overUws !== undefined) {
+    return (
+      `interleaved CPU x uWS ${f.overUws.toFixed(2)}x (target ≤ ${NODE_TARGETS.overUws}x)${mark(f.overUws <= NODE_TARGETS.overUws)}, ` +
+      `x peer ${f.overPeer.toFixed(2)}x (target ≤ ${NODE_TARGETS.overPeer}x)${mark(f.overPeer <= NODE_TARGETS.overPeer)}`
+    );
+  }
+  if (row.server === 'express' && f?.overNode !== undefined) {
+    return `interleaved CPU x ours node ${f.overNode.toFixed(2)}x, x peer ${f.overPeer.toFixed(2)}x`;
   }
   const memoryTarget = MEMORY_TARGETS[row.workload];
   if (row.server === 'memory' && memoryTarget !== undefined && row.memory) {

@@ -29,6 +29,7 @@ import type { LoadSpec, RequestTemplate, ServerKind, WorkloadId } from './types.
 import { FRESH_PROCESS, headersFor, RUN_ORDER, V1_REQUESTS, WORKLOADS, requests } from './workloads.js';
 import { authCostNote, measureAuthCost, metricsCostNote } from './auth-cost.js';
 import { measurePairedRatios, PAIRED_WORKLOADS, pairedNote, type PairedWorkload } from './paired.js';
+import { FRONT_END_WORKLOADS, frontEndNote, measureFrontEndRatios } from './front-end-ratios.js';
 
 export type Outcome = 'measured' | 'skipped' | 'failed' | 'not-yet-measured';
 
@@ -77,6 +78,11 @@ export interface Row {
   cpuVsPeer?: number;
   /** The memory rows of W1, W2, W4 and their v1.0 twins: the same ratio measured in interleaved rounds (bench/lib/paired.ts). */
   pairedCpuVsPeer?: number;
+  /**
+   * The node rows of W1, W2, W4 (and the Express W1 row): CPU per unit over ours on uWS (Express:
+   * over ours node) and over the peer, in interleaved rounds (bench/lib/front-end-ratios.ts).
+   */
+  frontEnd?: { overUws?: number; overNode?: number; overPeer: number };
   /** The `auth` W1 row: CPU µs per task bearer auth adds (bench/lib/auth-cost.ts, interleaved rounds). */
   authCostMicros?: number;
   /** The `metrics` W1 row: CPU µs per task metrics add (the same interleaved measurement). */
@@ -352,7 +358,7 @@ async function runWorkload(id: WorkloadId, run: ServerRun, opts: BenchOptions, l
 }
 
 /** Our server kinds: each is compared with the peer. */
-const OURS_KINDS: ReadonlySet<ServerKind> = new Set(['memory', 'plain', 'node', 'auth', 'metrics', 'sqlite', 'cluster']);
+const OURS_KINDS: ReadonlySet<ServerKind> = new Set(['memory', 'plain', 'node', 'express', 'auth', 'metrics', 'sqlite', 'cluster']);
 
 /** The measured row of a workload on a server kind, if this run has one. */
 const measuredRow = (rows: readonly Row[], id: WorkloadId | undefined, kind: ServerKind): Row | undefined =>
@@ -560,6 +566,28 @@ export async function runSuite(opts: BenchOptions, log: (line: string) => void =
             const row = rows.find((r) => r.workload === p.workload && r.server === 'memory' && r.outcome === 'measured');
             if (row) row.pairedCpuVsPeer = p.ratio;
             notes.push(pairedNote(p));
+          }
+        } catch (err) {
+          notes.push(err instanceof Error ? err.message : String(err));
+        }
+      }
+    }
+    // node:http over uWS and over the peer, interleaved, where the table measured all three.
+    if (build !== undefined && opts.profile === undefined) {
+      const workloads = FRONT_END_WORKLOADS.filter((id) =>
+        ['node', 'memory', 'peer'].every((kind) => measuredRow(rows, id, kind as ServerKind)),
+      );
+      if (workloads.length > 0) {
+        try {
+          const express = measuredRow(rows, 'W1', 'express') !== undefined;
+          for (const r of await measureFrontEndRatios(build, opts, opts.quick ? 2 : 5, join(temp, 'front-end.db'), workloads, express)) {
+            log(`interleaved front ends ${r.workload}: node over uWS ${r.nodeOverUws}x, over peer ${r.nodeOverPeer}x`);
+            const node = rows.find((row) => row.workload === r.workload && row.server === 'node' && row.outcome === 'measured');
+            if (node) node.frontEnd = { overUws: r.nodeOverUws, overPeer: r.nodeOverPeer };
+            const mounted = rows.find((row) => row.workload === r.workload && row.server === 'express' && row.outcome === 'measured');
+            if (mounted && r.expressOverNode !== undefined && r.expressOverPeer !== undefined)
+              mounted.frontEnd = { overNode: r.expressOverNode, overPeer: r.expressOverPeer };
+            notes.push(frontEndNote(r));
           }
         } catch (err) {
           notes.push(err instanceof Error ? err.message : String(err));

@@ -114,11 +114,12 @@ export const WORKLOADS: Record<WorkloadId, Workload> = {
     unit: 'task',
     check: 'rpc-completed',
     ceiling: 'C1',
-    servers: [...BOTH, 'auth', 'metrics', 'plain'],
+    servers: [...BOTH, 'express', 'auth', 'metrics', 'plain'],
     skipped: {},
     note:
       'W1 also runs on "ours auth": the memory server with bearer auth on (static token), and on "ours metrics": with Prometheus metrics on ' +
-      '(every other ours server runs with metrics off); their notes give the CPU cost over ours mem.',
+      '(every other ours server runs with metrics off); their notes give the CPU cost over ours mem. "ours express" is ours mounted ' +
+      '(server.nodeHandler()) at the root of an Express app, on node:http.',
   },
   W2: {
     id: 'W2',

@@ -1,19 +1,27 @@
 /**
- * a2actor serving the bench echo agent, in its own process: `ours.ts <store> [<events> [node]]`, the
+ * a2actor serving the bench echo agent, in its own process: `ours.ts <store> [<events> [node|express]]`, the
  * store `memory`, `memory-plain`, `sqlite:<path>` or `postgres://…?schema=<name>`, the events `memory` (default)
  * or `redis://…` (one replica of several: bench/lib/cluster.ts). Logging is off (as in
  * production at high load, and as the peer does), and webhooks may go to http://127.0.0.1 so W7
  * can deliver to the generator's local receiver.
  */
-import { bearerAuth, createServer } from '../../src/index.js';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+import { bearerAuth, createServer, type NodeRequestHandler } from '../../src/index.js';
 import echoAgent from '../agents/echo-agent.js';
 import { BENCH_BEARER_TOKEN } from '../lib/workloads.js';
 import { serve } from './child.js';
 
 const store = process.argv[2] ?? 'memory';
 const events = process.argv[3] ?? 'memory';
-/** `auto` (native uWS here) or `node` (the node:http front end). */
-const frontEnd = process.argv[4] === 'node' ? 'node' : 'auto';
+/**
+ * `auto` (native uWS here), `node` (the node:http front end), or `express`: no listener of ours,
+ * `server.nodeHandler()` mounted at the root of an Express app on a node:http server of its own.
+ */
+const frontArg = process.argv[4];
+const mountedInExpress = frontArg === 'express';
+const frontEnd = frontArg === 'node' ? 'node' : mountedInExpress ? 'none' : 'auto';
 /** `auth`: bearer authentication on (one static token), to measure what it costs. */
 const withAuth = process.argv[5] === 'auth';
 /**
@@ -54,11 +62,37 @@ await serve(async () => {
     'a2actor',
     storeOf(server.store.description),
     ...(events === 'memory' ? [] : [`events ${events}`]),
-    `front end ${server.frontEnd}`,
+    mountedInExpress ? 'mounted in Express (node:http)' : `front end ${server.frontEnd}`,
     ...(withAuth ? ['bearer auth'] : []),
     withMetrics ? 'metrics on' : 'metrics off',
     // createServer sets V8's heap growth as `a2actor serve` does (src/heap-tuning.ts).
     heapGrowthLabel(server.heapGrowthPercent),
   ];
-  return { url: server.url, description: parts.join(', '), close: () => server.close() };
+  if (!mountedInExpress) return { url: server.url, description: parts.join(', '), close: () => server.close() };
+  const host = await expressHost(server.nodeHandler());
+  return {
+    url: host.url,
+    description: parts.join(', '),
+    async close() {
+      await host.close();
+      await server.close();
+    },
+  };
 });
+
+/** An Express app with nothing but the handler mounted at its root, listening on a free loopback port. */
+async function expressHost(handler: NodeRequestHandler): Promise<{ url: string; close: () => Promise<void> }> {
+  const app = express();
+  app.use(handler);
+  const host = http.createServer(app);
+  await new Promise<void>((resolve) => host.listen(0, '127.0.0.1', resolve));
+  const { port } = host.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        host.closeAllConnections();
+        host.close(() => resolve());
+      }),
+  };
+}

@@ -8,129 +8,13 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { a2aError } from '../a2a/errors.js';
 import { earlyErrorReply } from '../protocol/router.js';
-import {
-  bodyCollector,
-  createExchange,
-  hostPort,
-  listenError,
-  statusLine,
-  type HttpOptions,
-  type HttpServer,
-  type WireRequest,
-  type WireResponse,
-} from './exchange.js';
+import { createExchange, hostPort, listenError, statusLine, type HttpOptions, type HttpServer } from './exchange.js';
+import { NodeWireRequest } from './node-request.js';
+import { NodeWireResponse } from './node-response.js';
 import { withReadBody } from './parsed-body.js';
 
 /** Request headers in all, bytes. */
 const MAX_HEADER_BYTES = 64 * 1024;
-
-/** A node:http response with uWS's calling convention (status line, chained headers, write → boolean). */
-class NodeWireResponse implements WireResponse {
-  private abortHandlers: (() => void)[] = [];
-  private writableHandler: ((offset: number) => boolean) | undefined;
-  private closeAfter = false;
-
-  constructor(private readonly res: ServerResponse) {
-    // 'close' without a finished answer: the client went away (or the socket broke).
-    res.once('close', () => {
-      if (res.writableFinished) return;
-      for (const handler of this.abortHandlers) handler();
-    });
-    res.on('drain', () => this.writableHandler?.(0));
-  }
-
-  cork(fn: () => void): void {
-    fn();
-  }
-
-  writeStatus(line: string): this {
-    this.res.statusCode = Number.parseInt(line, 10);
-    this.res.statusMessage = line.slice(line.indexOf(' ') + 1);
-    return this;
-  }
-
-  writeHeader(name: string, value: string): this {
-    if (!this.res.headersSent) this.res.setHeader(name, value);
-    return this;
-  }
-
-  write(chunk: string): boolean {
-    return this.res.write(chunk);
-  }
-
-  end(body?: string | Buffer, closeConnection = false): void {
-    this.prepareClose(closeConnection);
-    this.res.end(body);
-  }
-
-  endWithoutBody(reportedContentLength?: number, closeConnection = false): void {
-    this.prepareClose(closeConnection);
-    if (reportedContentLength !== undefined && !this.res.headersSent) this.res.setHeader('Content-Length', String(reportedContentLength));
-    this.res.end();
-  }
-
-  onWritable(handler: (offset: number) => boolean): void {
-    this.writableHandler = handler;
-  }
-
-  onAborted(handler: () => void): void {
-    this.abortHandlers.push(handler);
-  }
-
-  close(): void {
-    this.res.destroy();
-  }
-
-  /** Closing after the answer: say so, and drop the socket once it is out (no more is read). */
-  private prepareClose(close: boolean): void {
-    if (!close || this.closeAfter) return;
-    this.closeAfter = true;
-    if (!this.res.headersSent) this.res.setHeader('Connection', 'close');
-    this.res.once('finish', () => this.res.socket?.destroy());
-  }
-}
-
-/** The node request as the exchange reads it; `mountPath`: where a host app mounted us. */
-function wireRequest(req: IncomingMessage, mountPath = ''): WireRequest {
-  const headers: Record<string, string> = Object.create(null);
-  let contentLengths = 0;
-  let repeatedHeaders: string[] | undefined;
-  const raw = req.rawHeaders;
-  for (let i = 0; i + 1 < raw.length; i += 2) {
-    const name = (raw[i] as string).toLowerCase();
-    if (name === 'content-length') contentLengths++;
-    // Repeated headers read as the last one, as uWS's do; their names are kept so that the
-    // ones that must not repeat (Content-Length, credentials) can be refused.
-    if (headers[name] !== undefined) (repeatedHeaders ??= []).push(name);
-    headers[name] = raw[i + 1] as string;
-  }
-  let url = req.url ?? '/';
-  // A host app that does not strip its mount path (a bare node:http server) leaves it on.
-  if (mountPath && (url === mountPath || url.startsWith(`${mountPath}/`) || url.startsWith(`${mountPath}?`))) {
-    url = url.slice(mountPath.length) || '/';
-    if (url.startsWith('?')) url = `/${url}`;
-  }
-  const q = url.indexOf('?');
-  return {
-    method: (req.method ?? 'GET').toUpperCase(),
-    path: q < 0 ? url : url.slice(0, q),
-    query: q < 0 ? '' : url.slice(q + 1),
-    headers,
-    contentLengths,
-    repeatedHeaders,
-    ...(mountPath ? { mountPath } : {}),
-    remoteAddress: () => req.socket.remoteAddress ?? '',
-    localAddress: () => req.socket.localAddress ?? '',
-    readBody(max, done, over) {
-      const body = bodyCollector(max, done, over);
-      req.on('data', (chunk: Buffer) => body.add(chunk));
-      req.on('end', () => body.end());
-    },
-    // A request stream reads nothing until a 'data' listener asks: once its small buffer is
-    // full, the socket is not read (TCP pushes back on the client).
-    holdBody() {},
-  };
-}
 
 /**
  * uWS's HTTP timeouts, which node:http is held to: a connection gets its headers in within 10 s
@@ -171,7 +55,7 @@ export function nodeHandler(opts: Omit<HttpOptions, 'host' | 'port'>, fallbackHo
   const handler: NodeRequestHandler = (req, res) => {
     const expressBase = (req as IncomingMessage & { baseUrl?: unknown }).baseUrl;
     const mountPath = fixed ?? (typeof expressBase === 'string' ? expressBase.replace(/\/+$/, '') : '');
-    exchange.handle(withReadBody(wireRequest(req, mountPath), req, opts.logger), new NodeWireResponse(res));
+    exchange.handle(withReadBody(new NodeWireRequest(req, mountPath), req, opts.logger), new NodeWireResponse(res));
   };
   return { handler, exchange };
 }

@@ -1,0 +1,100 @@
+/**
+ * What the node:http front end costs over native uWS, measured interleaved (issue 36): ours on
+ * uWS, ours on node:http and the 0.3.14 peer all up, and each of W1, W2 and W4 run on them in
+ * rounds whose order turns (bench/lib/interleave.ts). W1 adds ours mounted in Express, which
+ * must cost only what Express adds. The targets: node:http at most 1.10x uWS and 0.6x the peer
+ * in CPU per unit.
+ */
+import type { ServerBuild } from './build.js';
+import { startGenerator, startServerProcess, type ServerProcess } from './children.js';
+import { interleaveAll, round1 } from './interleave.js';
+import type { BenchOptions } from './options.js';
+import type { ServerKind, WorkloadId } from './types.js';
+import { requests, WORKLOADS } from './workloads.js';
+
+export const FRONT_END_WORKLOADS = ['W1', 'W2', 'W4'] as const satisfies readonly WorkloadId[];
+export type FrontEndWorkload = (typeof FRONT_END_WORKLOADS)[number];
+
+/** node:http's CPU per unit over uWS's, and over the peer's, at most. */
+export const NODE_TARGETS = { overUws: 1.1, overPeer: 0.6 } as const;
+
+export interface FrontEndRatio {
+  workload: FrontEndWorkload;
+  rounds: number;
+  /** CPU µs per unit in each round, and the median, per server kind measured. */
+  servers: Partial<Record<ServerKind, { samples: number[]; median: number }>>;
+  /** Of the medians. */
+  nodeOverUws: number;
+  nodeOverPeer: number;
+  /** W1 with the Express kind up: Express-mounted over node:http, and over the peer. */
+  expressOverNode?: number;
+  expressOverPeer?: number;
+}
+
+const REQUEST = { W1: requests.rpcSend, W2: requests.restSend, W4: requests.rpcStream } as const;
+
+const ratio = (a: number, b: number): number => Math.round((a / b) * 100) / 100;
+
+/** `express`: W1 also runs on ours mounted in Express. */
+export async function measureFrontEndRatios(
+  build: ServerBuild,
+  opts: BenchOptions,
+  rounds: number,
+  sqlitePath: string,
+  workloads: readonly FrontEndWorkload[],
+  express: boolean,
+): Promise<FrontEndRatio[]> {
+  const kinds: ServerKind[] = ['node', 'memory', 'peer', ...(express && workloads.includes('W1') ? (['express'] as const) : [])];
+  const started: ServerProcess[] = [];
+  const generator = startGenerator();
+  const out: FrontEndRatio[] = [];
+  try {
+    for (const kind of kinds) started.push(await startServerProcess(kind, sqlitePath, { build }));
+    for (const workload of workloads) {
+      const servers = workload === 'W1' ? started : started.filter((s) => s.kind !== 'express');
+      const sampled = await interleaveAll(
+        generator,
+        servers,
+        rounds,
+        (server) => ({
+          origins: server.urls,
+          request: REQUEST[workload](),
+          check: WORKLOADS[workload].check,
+          connections: opts.connections,
+          warmupMs: Math.max(250, opts.warmupMs / 2),
+          durationMs: Math.max(1000, opts.durationMs / 2),
+        }),
+        `node:http interleaved ${workload}`,
+      );
+      const byKind: FrontEndRatio['servers'] = {};
+      servers.forEach((s, i) => {
+        byKind[s.kind] = sampled[i];
+      });
+      const med = (kind: ServerKind): number => byKind[kind]?.median ?? Number.NaN;
+      out.push({
+        workload,
+        rounds,
+        servers: byKind,
+        nodeOverUws: ratio(med('node'), med('memory')),
+        nodeOverPeer: ratio(med('node'), med('peer')),
+        ...(byKind.express
+          ? { expressOverNode: ratio(med('express'), med('node')), expressOverPeer: ratio(med('express'), med('peer')) }
+          : {}),
+      });
+    }
+  } finally {
+    await generator.close();
+    await Promise.all(started.map((s) => s.stop()));
+  }
+  return out;
+}
+
+const LABEL: Partial<Record<ServerKind, string>> = { node: 'ours node', memory: 'ours mem (uWS)', peer: 'peer', express: 'ours express' };
+
+/** The note under the table: every round of every server. */
+export const frontEndNote = (r: FrontEndRatio): string =>
+  `interleaved front ends ${r.workload} (${WORKLOADS[r.workload].title}), CPU µs per ${WORKLOADS[r.workload].unit}, medians of ${r.rounds} rounds ` +
+  `whose order turns: ${Object.entries(r.servers)
+    .map(([kind, s]) => `${LABEL[kind as ServerKind] ?? kind} ${round1(s.median)} [${s.samples.join(', ')}]`)
+    .join('; ')}; node over uWS ${r.nodeOverUws.toFixed(2)}x, over peer ${r.nodeOverPeer.toFixed(2)}x` +
+  (r.expressOverNode === undefined ? '' : `; Express-mounted over node ${r.expressOverNode.toFixed(2)}x`);
