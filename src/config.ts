@@ -1,5 +1,5 @@
 /**
- * Every setting has one name, a default and a SERVICE_* environment variable (README "Settings").
+ * Every setting has one name, a default and a SERVICE_* environment variable (docs/configuration.md, "Every setting").
  * Explicit options (CLI flags, createServer options) override the environment.
  */
 import { isIP } from 'node:net';
@@ -91,7 +91,7 @@ export const SettingsSchema = z.object({
   debug: bool.default(false),
   /** Send task actors to the Stately inspector (SERVICE_INSPECT). */
   inspect: bool.default(false),
-  /** WebSocket receiver of the Stately inspector's events (README "Stately inspector"). */
+  /** WebSocket receiver of the Stately inspector's events (docs/debugging.md, "Stately inspector"). */
   inspectUrl: z.url({ protocol: /^wss?$/ }).default('ws://127.0.0.1:8081'),
   /** The lowest level logged, as JSON lines on stderr (SERVICE_LOG_LEVEL). */
   logLevel: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),

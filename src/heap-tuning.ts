@@ -2,7 +2,7 @@
  * Two V8 flags that suit a server whose tasks are short-lived: how far the old generation may
  * grow between full collections, and whether V8 pretenures. Both are process-wide, so only the
  * CLI (`a2actor serve`) sets them, or an embedder who asks with createServer's `tuneHeap: true`;
- * a server mounted in someone else's process leaves them alone (README "What the server does to
+ * a server mounted in someone else's process leaves them alone (docs/configuration.md, "What the server does to
  * its process"). The figures behind both choices are in docs/benchmark.md, "Why the front end
  * and the process are tuned as they are".
  *

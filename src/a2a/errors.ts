@@ -43,9 +43,9 @@ export const ERRORS = {
   pushConfigNotFound: entry('pushConfigNotFound', -32001, 'TaskNotFoundError', 'Push notification config not found'),
   pushConfigLimit: entry('pushConfigLimit', -32602, 'InvalidParamsError', 'Too many push notification configs for this task'),
   jsonTooDeep: entry('jsonTooDeep', -32602, 'InvalidParamsError', 'JSON nested too deeply'),
-  /** A message, artifact or task past its documented size limit (README "Limits and quotas"). */
+  /** A message, artifact or task past its documented size limit (docs/configuration.md, "Limits and quotas"). */
   contentTooLarge: entry('contentTooLarge', -32602, 'InvalidParamsError', 'Content exceeds a size limit'),
-  /** A caller over a quota (README "Limits and quotas"); sent with Retry-After. v0.3 names no type for it. */
+  /** A caller over a quota (docs/configuration.md, "Limits and quotas"); sent with Retry-After. v0.3 names no type for it. */
   tooManyRequests: entry('tooManyRequests', -32603, 'InternalError', 'Too many requests'),
   taskNotCancelable: entry('taskNotCancelable', -32002, 'TaskNotCancelableError', 'Task cannot be canceled'),
   pushNotSupported: entry('pushNotSupported', -32003, 'PushNotificationNotSupportedError', 'Push Notification is not supported'),

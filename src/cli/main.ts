@@ -166,7 +166,7 @@ async function main(argv: string[]): Promise<void> {
   const agent = await loadAgent(modulePath);
   // Before the server: its spans go to this provider from the first request on.
   const tracing = await setupTracingFromEnv(process.env, version());
-  // The CLI owns its process: it tunes V8's heap for serving (README "What the server does to its
+  // The CLI owns its process: it tunes V8's heap for serving (docs/configuration.md, "What the server does to its
   // process"), which a library mounted in someone else's process may not do unasked.
   const server = await createServer({ agent, ...flags, tuneHeap: true });
   if (server.frontEnd === 'none') {

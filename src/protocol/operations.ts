@@ -50,7 +50,7 @@ export interface OperationsDeps {
   readiness?: Record<string, () => Promise<void>>;
   /** Levels free-form client JSON may nest (SERVICE_MAX_JSON_DEPTH); default 64. */
   maxJsonDepth?: number;
-  /** Size limits (README "Limits and quotas"); absent ones are not enforced. */
+  /** Size limits (docs/configuration.md, "Limits and quotas"); absent ones are not enforced. */
   limits?: Partial<Pick<Settings, 'listMaxBytes' | 'maxMessageBytes'>>;
   /** Signs every card served (SERVICE_CARD_SIGNING_KEY); absent: cards carry no `signatures`. */
   signer?: CardSigner;

@@ -1,5 +1,5 @@
 /**
- * Per-caller quotas (README "Limits and quotas"): how many streams one caller holds open and how
+ * Per-caller quotas (docs/configuration.md, "Limits and quotas"): how many streams one caller holds open and how
  * many of its tasks live in memory. Past a quota the caller gets 429 with Retry-After; other
  * callers are not affected.
  *

@@ -1,5 +1,5 @@
 /**
- * Size limits on what a task holds (README "Limits and quotas"): per message, per artifact (all
+ * Size limits on what a task holds (docs/configuration.md, "Limits and quotas"): per message, per artifact (all
  * its appended chunks together) and per task (history plus artifacts). A task is stored, listed
  * and streamed whole, so without them one caller's giant content costs every other reader.
  *

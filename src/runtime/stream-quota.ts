@@ -1,5 +1,5 @@
 /**
- * The streams each caller holds open (README "Limits and quotas"), counted per caller as
+ * The streams each caller holds open (docs/configuration.md, "Limits and quotas"), counted per caller as
  * caller-quotas.ts says. Apart from the live-task count, which the runtime's task table keeps:
  * a stream is a feed, and the feeds know the task service.
  */
