@@ -9,11 +9,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { AgentDefinition } from '../agent.js';
-import { envNameOf, resolveSettings, type SettingsInput } from '../config.js';
-import { createLogger } from '../log.js';
-import { guardProcess } from '../process-guard.js';
-import { createServer } from '../server.js';
-import { setupTracingFromEnv } from '../observe/otel-setup.js';
+import type { SettingsInput } from '../config.js';
 import { initProject } from './init.js';
 
 const USAGE = `usage: a2actor serve <agent module> [options]
@@ -151,6 +147,16 @@ async function main(argv: string[]): Promise<void> {
     process.exitCode = 2;
     return;
   }
+  // Loaded only to serve: --version, help and init answer without the server's modules.
+  const [{ envNameOf, resolveSettings }, { createLogger }, { guardProcess }, { createServer }, { setupTracingFromEnv }] = await Promise.all(
+    [
+      import('../config.js'),
+      import('../log.js'),
+      import('../process-guard.js'),
+      import('../server.js'),
+      import('../observe/otel-setup.js'),
+    ],
+  );
   const flags: Partial<SettingsInput> = {
     port: values.port,
     host: values.host,
