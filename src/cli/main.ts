@@ -5,7 +5,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { AgentDefinition } from '../agent.js';
@@ -136,10 +136,15 @@ async function main(argv: string[]): Promise<void> {
   }
   if (command === 'init') {
     const dir = modulePath ?? '.';
-    initProject(dir, version());
-    process.stdout.write(
-      `a2actor: a TypeScript agent project in ${resolve(dir)}; next: cd ${dir} && npm install && npm start (npm test runs its test)\n`,
-    );
+    const { written, kept } = initProject(dir, version());
+    const root = resolve(dir);
+    const lines = [
+      `a2actor: a TypeScript agent project in ${root}`,
+      ...written.map((file) => `  wrote ${relative(root, file)}`),
+      ...kept.map((note) => `  ${note}`),
+      `next: ${dir === '.' ? '' : `cd ${dir} && `}npm install && npm start (npm test runs its test, npx tsc type-checks)`,
+    ];
+    process.stdout.write(`${lines.join('\n')}\n`);
     return;
   }
   if (command !== 'serve' || !modulePath) {
