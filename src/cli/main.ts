@@ -184,10 +184,6 @@ async function main(argv: string[]): Promise<void> {
     await server.close();
     throw new Error('SERVICE_FRONT_END=none starts no listener (it is for apps that mount server.nodeHandler()); the CLI serves on a port');
   }
-  const debugPage = server.settings.debug ? `; debug page ${server.url}/chat` : '';
-  process.stdout.write(
-    `a2actor: ${agent.card.name} listening on ${server.url} (store ${server.store.description}, front end ${server.frontEnd})${debugPage}\n`,
-  );
   // Spans still batched are exported before the process goes (OTEL_BSP_EXPORT_TIMEOUT bounds it).
   const flushTraces = () => tracing?.shutdown().catch(() => undefined);
   guardProcess({ logger: createLogger(server.settings.logLevel), onFatal: () => server.close().finally(flushTraces) });
@@ -212,6 +208,11 @@ async function main(argv: string[]): Promise<void> {
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+  // Printed once the handlers are in place: a signal sent on seeing this line is handled, not fatal.
+  const debugPage = server.settings.debug ? `; debug page ${server.url}/chat` : '';
+  process.stdout.write(
+    `a2actor: ${agent.card.name} listening on ${server.url} (store ${server.store.description}, front end ${server.frontEnd})${debugPage}\n`,
+  );
 }
 
 main(process.argv.slice(2)).catch((err: unknown) => {
