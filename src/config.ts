@@ -6,17 +6,38 @@ import { isIP } from 'node:net';
 import { z } from 'zod';
 import { CARD_SIGNING_ALGORITHMS } from './a2a/card-schema.js';
 
-const bool = z.union([z.boolean(), z.string()]).transform((v, ctx) => {
+const bool = z.union([z.boolean(), z.string()], { error: 'use true or false' }).transform((v, ctx) => {
   if (typeof v === 'boolean') return v;
   const s = v.trim().toLowerCase();
   if (['1', 'true', 'yes', 'on'].includes(s)) return true;
   if (['0', 'false', 'no', 'off', ''].includes(s)) return false;
-  ctx.addIssue({ code: 'custom', message: `not a boolean: ${v}` });
+  ctx.addIssue({ code: 'custom', message: `use true or false (or 1/0, yes/no, on/off), not ${JSON.stringify(v)}` });
   return z.NEVER;
 });
-const num = z.coerce.number().finite();
+
+/** Seconds in each unit a duration may name. */
+const SECONDS_PER: Readonly<Record<string, number>> = { ms: 0.001, s: 1, m: 60, h: 3600 };
+const DURATION = /^(\d+(?:\.\d+)?|\.\d+)\s*(ms|s|m|h)$/;
+const DURATION_HINT = 'use seconds (10, 0.5) or a number with ms, s, m or h (500ms, 10s, 2m, 1h)';
+
+/** A duration in seconds: a bare number is seconds, as it always was; `500ms`, `10s`, `2m`, `1h` name their unit. */
+function toSeconds(value: number | string, ctx: z.RefinementCtx): number {
+  if (typeof value === 'number') return value;
+  const text = value.trim();
+  const bare = text === '' ? NaN : Number(text);
+  if (Number.isFinite(bare)) return bare;
+  const m = DURATION.exec(text.toLowerCase());
+  if (m) return Number(m[1]) * (SECONDS_PER[m[2] as string] as number);
+  ctx.addIssue({ code: 'custom', message: `${DURATION_HINT}, not ${JSON.stringify(value)}` });
+  return z.NEVER;
+}
+const seconds = (check: z.ZodNumber) => z.union([z.number(), z.string()], { error: DURATION_HINT }).transform(toSeconds).pipe(check);
+/** A duration of zero or more seconds (units: toSeconds). */
+const duration = seconds(z.number().finite().min(0));
+/** A duration of more than zero seconds (units: toSeconds). */
+const positiveDuration = seconds(z.number().finite().positive());
 /** A count or a size in bytes: a whole number from `min` up. */
-const wholeNumber = (min: number) => z.coerce.number().int().min(min);
+const wholeNumber = (min: number) => z.coerce.number({ error: 'must be a whole number' }).int().min(min);
 const list = z
   .union([z.array(z.string()), z.string()])
   .transform((v) => (Array.isArray(v) ? v : v.split(',')).map((s) => s.trim().toLowerCase()).filter(Boolean));
@@ -70,7 +91,13 @@ export const SettingsSchema = z.object({
   /** Port to listen on; 0 = any free port (SERVICE_PORT). */
   port: portNumber.default(8080),
   /** `memory` (packed), `memory-plain` (a Map), `sqlite:<path>` (or a path ending in .db/.sqlite), `postgres://…`. */
-  store: z.string().default('sqlite:./data/a2actor.db'),
+  store: z
+    .string()
+    .regex(
+      /^(memory|memory-plain|sqlite:.*|postgres(ql)?:\/\/.+|.+\.(db|sqlite3?))$/,
+      'use memory, memory-plain, sqlite:<path> (or a path ending in .db or .sqlite), or postgres://user@host:5432/db',
+    )
+    .default('sqlite:./data/a2actor.db'),
   /**
    * How SQLite syncs its write-ahead log (README "Persistence and replicas"): `normal` survives a
    * process crash but a power loss may undo the last commits; `full` syncs every commit, so a
@@ -86,7 +113,7 @@ export const SettingsSchema = z.object({
     .regex(/^(memory|rediss?:\/\/.+)$/, 'use "memory" or "redis://host:port"')
     .default('memory'),
   /** Seconds a task stays claimed by a replica that stopped renewing (died). */
-  leaseTtl: num.positive().default(15),
+  leaseTtl: positiveDuration.default(15),
   /** Serve the `/chat` debug page (SERVICE_DEBUG). */
   debug: bool.default(false),
   /** Send task actors to the Stately inspector (SERVICE_INSPECT). */
@@ -125,20 +152,20 @@ export const SettingsSchema = z.object({
    * Seconds a large body may take to arrive once its turn in the body budget has come; then 503
    * with Retry-After (a body trickled in would hold its place for ever).
    */
-  bodyReadTimeout: num.positive().default(10),
+  bodyReadTimeout: positiveDuration.default(10),
   /** Seconds a blocking send waits before it returns the task as it stands (SERVICE_BLOCKING_TIMEOUT). */
-  blockingTimeout: num.positive().default(30),
+  blockingTimeout: positiveDuration.default(30),
   /** Seconds after which a handler that ignores a cancel is canceled anyway (SERVICE_CANCEL_FORCE_TIMEOUT). */
-  cancelForceTimeout: num.positive().default(10),
+  cancelForceTimeout: positiveDuration.default(10),
   /** How long a cancel call waits for a cooperative handler to land in `canceled`. */
-  cancelGrace: num.min(0).default(2),
+  cancelGrace: duration.default(2),
   // Per-turn time limit
   /**
    * Seconds one turn of the handler may run before the task is failed and the handler's signal
    * fires (a handler that never returns would leave its task working for good); 0 = no limit.
    * Work left running after `continueInBackground()` is past its turn and not limited.
    */
-  turnTimeout: num.min(0).default(0),
+  turnTimeout: duration.default(0),
   /**
    * Characters of task JSON one `tasks/list` answer may carry: a list pays for what it returns,
    * so paging stops before this is passed (the first task of a page is always returned, and
@@ -159,15 +186,15 @@ export const SettingsSchema = z.object({
    * The window of a running task's coalesced progress writes, streamed or sent: at most one
    * write per task per window, so a crash loses at most about one window of what clients saw.
    */
-  progressFlushInterval: num.min(0).default(0.25),
+  progressFlushInterval: duration.default(0.25),
   /** How long a turn's final write is retried while the store is unreachable. */
-  storeRetryWindow: num.min(0).default(30),
+  storeRetryWindow: duration.default(30),
   /** Events kept per task for `Last-Event-ID` (SERVICE_EVENT_REPLAY). */
   eventReplay: wholeNumber(0).default(1000),
   /** Seconds a streamed turn's events stay replayable after it ends (SERVICE_EVENT_RETENTION). */
-  eventRetention: num.min(0).default(60),
+  eventRetention: duration.default(60),
   /** Seconds between `: ping` comments on an open SSE stream. */
-  sseHeartbeat: num.positive().default(15),
+  sseHeartbeat: positiveDuration.default(15),
   /** Bytes a slow SSE reader may leave waiting before its stream is closed (it resumes with Last-Event-ID). */
   sseMaxBufferedBytes: wholeNumber(1024).default(1024 * 1024),
   /**
@@ -193,15 +220,15 @@ export const SettingsSchema = z.object({
   /** Webhook delivery attempts (SERVICE_PUSH_MAX_RETRIES). */
   pushMaxRetries: wholeNumber(1).default(3),
   /** Seconds before the first retry; each later one waits twice as long (SERVICE_PUSH_RETRY_DELAY). */
-  pushRetryDelay: num.min(0).default(1),
+  pushRetryDelay: duration.default(1),
   /** Seconds one webhook attempt may take (SERVICE_PUSH_TIMEOUT). */
-  pushTimeout: num.positive().default(10),
+  pushTimeout: positiveDuration.default(10),
   /** Webhook attempts in flight, all webhooks together (SERVICE_PUSH_MAX_CONCURRENT). */
   pushMaxConcurrent: wholeNumber(1).default(50),
   /** Allow `http://` webhooks, for development (SERVICE_PUSH_ALLOW_HTTP). */
   pushAllowHttp: bool.default(false),
   /** Seconds an idle delivery worker waits before it exits (SERVICE_PUSH_IDLE_TIMEOUT). */
-  pushIdleTimeout: num.positive().default(300),
+  pushIdleTimeout: positiveDuration.default(300),
   /**
    * Record accepted webhook deliveries with the store until they are sent or give up, so a
    * restart (SIGTERM or kill -9) sends what was queued; `false` keeps them in memory only.
@@ -232,9 +259,9 @@ export const SettingsSchema = z.object({
    * Seconds an open circuit sends nothing to its origin (its deliveries wait, a newer state
    * replacing an older one); then one probe decides whether it closes or stays open.
    */
-  pushCircuitCooldown: num.positive().default(15),
+  pushCircuitCooldown: positiveDuration.default(15),
   /** Seconds running turns, then queued webhooks, get on a graceful stop (SERVICE_SHUTDOWN_GRACE). */
-  shutdownGrace: num.min(0).default(10),
+  shutdownGrace: duration.default(10),
   /**
    * V8 runs its next full collection when the old generation has grown this much past what
    * survived the last one (src/heap-tuning.ts); 0 leaves V8's own factor (up to 4x); `auto`
@@ -242,7 +269,7 @@ export const SettingsSchema = z.object({
    * createServer only with `tuneHeap: true`.
    */
   heapGrowthPercent: z
-    .union([z.literal('auto'), z.coerce.number().int()])
+    .union([z.literal('auto'), z.coerce.number().int()], { error: "use auto, 0 (V8's own) or 10-300" })
     .refine((v) => v === 'auto' || v === 0 || (v >= 10 && v <= 300), "use auto, 0 (V8's own) or 10-300")
     .default('auto'),
   /**
@@ -268,13 +295,16 @@ export const SettingsSchema = z.object({
    * `{ port }` here: the same as setting `metricsPort`.
    */
   metrics: z
-    .union([
-      bool,
-      z.object({
-        /** Serve /metrics on a listener of its own on this port (as `metricsPort`). */
-        port: portNumber,
-      }),
-    ])
+    .union(
+      [
+        bool,
+        z.object({
+          /** Serve /metrics on a listener of its own on this port (as `metricsPort`). */
+          port: portNumber,
+        }),
+      ],
+      { error: 'use true or false' },
+    )
     .default(true),
   /** A listener of its own for /metrics (plain node:http, same host), off the public port; unset = the server's port. */
   metricsPort: portNumber.optional(),

@@ -108,6 +108,26 @@ export function createAuthGate(auth: AgentAuth, logger: Logger): AuthGate {
     ['authorization', 'Authorization'],
     ...credentialHeaders(auth, true).map((h) => [h.toLowerCase(), h] as const),
   ]);
+  // A request that sent credentials is told they were refused, not to send some: the values
+  // are never quoted, only which headers carried them. One error per set of headers sent.
+  const refusals = new Map<string, A2AError>();
+  const refusal = (request: IncomingRequest): A2AError => {
+    const sent = [...singular].filter(([lower]) => request.headers[lower] !== undefined).map(([, name]) => name);
+    if (sent.length === 0) return unauthenticated;
+    const bearer = sent.length === 1 && sent[0] === 'Authorization' && /^bearer\s/i.test(request.headers.authorization ?? '');
+    const key = `${bearer ? 'bearer ' : ''}${sent.join(' ')}`;
+    let error = refusals.get(key);
+    if (!error) {
+      const what = bearer
+        ? 'the bearer token in the Authorization header was'
+        : sent.length === 1
+          ? `the credentials in the ${sent[0]} header were`
+          : `the credentials in the ${sent.join(' and ')} headers were`;
+      error = new A2AError(ERRORS.unauthenticated, `${what} refused (accepted: ${ways})`, undefined, headers);
+      refusals.set(key, error);
+    }
+    return error;
+  };
   const exposed = (auth.exposeHeaders ?? []).map((h) => h.toLowerCase()).filter((h) => !secret.has(h));
   const NONE: Readonly<Record<string, string>> = Object.freeze({});
   const exposedHeaders = (request: IncomingRequest): Readonly<Record<string, string>> => {
@@ -128,16 +148,16 @@ export function createAuthGate(auth: AgentAuth, logger: Logger): AuthGate {
         if (isA2AError(err)) throw err;
         // The error's text may quote what it was given: only its kind is logged.
         logger.warn('auth.authenticator_failed', { path: request.path, error: err instanceof Error ? err.name : typeof err });
-        throw unauthenticated;
+        throw refusal(request);
       };
       const callerOf = (principal: unknown): Caller => {
-        if (principal === undefined || principal === null) throw unauthenticated;
+        if (principal === undefined || principal === null) throw refusal(request);
         if (!validPrincipal(principal)) {
           logger.warn('auth.invalid_principal', {
             path: request.path,
             reason: 'the authenticator returned a principal without a non-empty string id',
           });
-          throw unauthenticated;
+          throw refusal(request);
         }
         return { principal, headers: exposedHeaders(request) };
       };

@@ -14,7 +14,8 @@
  * requests start fetches: there is no timer, so a server that stops taking requests stops
  * fetching.
  */
-import { errors, type JWTVerifyGetKey } from 'jose';
+import type { JWTVerifyGetKey } from 'jose';
+import { loadJose } from './load-jose.js';
 import { fetchKeySet, KeySetFetchFailed, type KeySetFetchLimits, type LocalKeySet } from './jwks-fetch.js';
 
 export interface KeySetCacheOptions extends KeySetFetchLimits {
@@ -76,7 +77,7 @@ export function keySetCache(url: URL, options: KeySetCacheOptions): JWTVerifyGet
     try {
       return await lookup(header, token);
     } catch (err) {
-      if (!(err instanceof errors.JWKSNoMatchingKey)) throw err;
+      if (!(err instanceof (await loadJose()).errors.JWKSNoMatchingKey)) throw err;
       if (inFlight !== undefined) await inFlight.catch(ignore);
       else if (cooledDown()) await refresh().catch(ignore);
       else throw err;

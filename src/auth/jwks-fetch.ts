@@ -4,7 +4,8 @@
  * jose's local key set, ready for lookups; every failure is a KeySetFetchFailed whose message says
  * what went wrong in words a 503 may carry (no URL, no body).
  */
-import { createLocalJWKSet, type JSONWebKeySet } from 'jose';
+import type { createLocalJWKSet, JSONWebKeySet } from 'jose';
+import { loadJose } from './load-jose.js';
 
 export type LocalKeySet = ReturnType<typeof createLocalJWKSet>;
 
@@ -68,7 +69,7 @@ export async function fetchKeySet(url: URL, limits: KeySetFetchLimits): Promise<
   const notAKeySet = new KeySetFetchFailed('its answer is not a JSON Web Key Set');
   if (!isKeySetShaped(json)) throw notAKeySet;
   try {
-    return createLocalJWKSet(json);
+    return (await loadJose()).createLocalJWKSet(json);
   } catch {
     throw notAKeySet;
   }

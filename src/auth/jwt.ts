@@ -9,8 +9,9 @@
  * caller waits for a refresh (see jwks-cache.ts). Tokens never appear in an error or a log.
  */
 import { createPublicKey, createSecretKey, KeyObject } from 'node:crypto';
-import { jwtVerify, type CryptoKey, type JWK, type JWTPayload, type JWTVerifyGetKey, type JWTVerifyOptions } from 'jose';
+import type { CryptoKey, JWK, JWTPayload, JWTVerifyGetKey, JWTVerifyOptions } from 'jose';
 import { a2aError } from '../a2a/errors.js';
+import { loadJose } from './load-jose.js';
 import { quoted } from './bearer.js';
 import { bearerToken } from './credentials.js';
 import { keySetCache, KeySetUnavailable } from './jwks-cache.js';
@@ -263,7 +264,7 @@ export function jwtAuth(options: JwtAuthOptions): AuthMethod {
     ...(issuer !== undefined ? { issuer } : {}),
     ...(audience !== undefined ? { audience } : {}),
   };
-  const verify = (token: string) => jwtVerify(token, verifyWith, verifyOptions);
+  const verify = async (token: string) => (await loadJose()).jwtVerify(token, verifyWith, verifyOptions);
 
   const check = async (token: string): Promise<Principal | undefined> => {
     let payload: JWTPayload;

@@ -5,15 +5,11 @@
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { AgentDefinition } from '../agent.js';
-import { envNameOf, resolveSettings, type SettingsInput } from '../config.js';
-import { createLogger } from '../log.js';
-import { guardProcess } from '../process-guard.js';
-import { createServer } from '../server.js';
-import { setupTracingFromEnv } from '../observe/otel-setup.js';
+import type { SettingsInput } from '../config.js';
 import { initProject } from './init.js';
 
 const USAGE = `usage: a2actor serve <agent module> [options]
@@ -140,10 +136,15 @@ async function main(argv: string[]): Promise<void> {
   }
   if (command === 'init') {
     const dir = modulePath ?? '.';
-    initProject(dir, version());
-    process.stdout.write(
-      `a2actor: a TypeScript agent project in ${resolve(dir)}; next: cd ${dir} && npm install && npm start (npm test runs its test)\n`,
-    );
+    const { written, kept } = initProject(dir, version());
+    const root = resolve(dir);
+    const lines = [
+      `a2actor: a TypeScript agent project in ${root}`,
+      ...written.map((file) => `  wrote ${relative(root, file)}`),
+      ...kept.map((note) => `  ${note}`),
+      `next: ${dir === '.' ? '' : `cd ${dir} && `}npm install && npm start (npm test runs its test, npx tsc type-checks)`,
+    ];
+    process.stdout.write(`${lines.join('\n')}\n`);
     return;
   }
   if (command !== 'serve' || !modulePath) {
@@ -151,6 +152,16 @@ async function main(argv: string[]): Promise<void> {
     process.exitCode = 2;
     return;
   }
+  // Loaded only to serve: --version, help and init answer without the server's modules.
+  const [{ envNameOf, resolveSettings }, { createLogger }, { guardProcess }, { createServer }, { setupTracingFromEnv }] = await Promise.all(
+    [
+      import('../config.js'),
+      import('../log.js'),
+      import('../process-guard.js'),
+      import('../server.js'),
+      import('../observe/otel-setup.js'),
+    ],
+  );
   const flags: Partial<SettingsInput> = {
     port: values.port,
     host: values.host,
@@ -173,10 +184,6 @@ async function main(argv: string[]): Promise<void> {
     await server.close();
     throw new Error('SERVICE_FRONT_END=none starts no listener (it is for apps that mount server.nodeHandler()); the CLI serves on a port');
   }
-  const debugPage = server.settings.debug ? `; debug page ${server.url}/chat` : '';
-  process.stdout.write(
-    `a2actor: ${agent.card.name} listening on ${server.url} (store ${server.store.description}, front end ${server.frontEnd})${debugPage}\n`,
-  );
   // Spans still batched are exported before the process goes (OTEL_BSP_EXPORT_TIMEOUT bounds it).
   const flushTraces = () => tracing?.shutdown().catch(() => undefined);
   guardProcess({ logger: createLogger(server.settings.logLevel), onFatal: () => server.close().finally(flushTraces) });
@@ -201,6 +208,11 @@ async function main(argv: string[]): Promise<void> {
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+  // Printed once the handlers are in place: a signal sent on seeing this line is handled, not fatal.
+  const debugPage = server.settings.debug ? `; debug page ${server.url}/chat` : '';
+  process.stdout.write(
+    `a2actor: ${agent.card.name} listening on ${server.url} (store ${server.store.description}, front end ${server.frontEnd})${debugPage}\n`,
+  );
 }
 
 main(process.argv.slice(2)).catch((err: unknown) => {

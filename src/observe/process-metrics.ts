@@ -5,19 +5,24 @@
  * collectors (an event-loop delay monitor, a GC observer) are never stopped once started, so a
  * registry per server would leave one running per server ever created. It is not prom-client's
  * global registry either, which an application embedding us may use for its own metrics.
- * Started at the first scrape: a server nobody scrapes starts no monitors.
+ * Started at the first scrape: a server nobody scrapes starts no monitors, and loads no
+ * prom-client.
  */
-import { collectDefaultMetrics, Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
 
-let registry: Registry | undefined;
+let registry: Promise<Registry> | undefined;
 
-export function processMetricsText(): Promise<string> {
-  if (!registry) {
-    registry = new Registry();
-    collectDefaultMetrics({ register: registry });
-  }
-  return registry.metrics();
+async function createRegistry(): Promise<Registry> {
+  const { collectDefaultMetrics, Registry } = await import('prom-client');
+  const created = new Registry();
+  collectDefaultMetrics({ register: created });
+  return created;
 }
 
-/** The content type of the exposition (Prometheus text format 0.0.4). */
-export const METRICS_CONTENT_TYPE = Registry.PROMETHEUS_CONTENT_TYPE;
+export async function processMetricsText(): Promise<string> {
+  registry ??= createRegistry();
+  return (await registry).metrics();
+}
+
+/** The content type of the exposition (Prometheus text format 0.0.4, prom-client's PROMETHEUS_CONTENT_TYPE). */
+export const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';

@@ -5,9 +5,10 @@
  * A verifier removes `signatures`, canonicalizes what is left and checks the JWS over it
  * (`verifyAgentCard`).
  */
-import { FlattenedSign, type JWSHeaderParameters } from 'jose';
+import type { JWSHeaderParameters } from 'jose';
 import type { AgentCardSignature } from '../a2a/card-schema.js';
 import { canonicalJson } from '../a2a/canonical-json.js';
+import { loadJose } from '../auth/load-jose.js';
 import { signingKeyOf, type CardSigningAlgorithm, type SigningKeyInput } from './signing-key.js';
 
 /** How the server signs the cards it serves (`createServer({ cardSigning })`). */
@@ -60,9 +61,8 @@ export function createCardSigner(options: CardSigningOptions): CardSigner {
   const signatureOf = (canonical: string) => {
     let signature = signatures.get(canonical);
     if (!signature) {
-      signature = new FlattenedSign(encoder.encode(canonical))
-        .setProtectedHeader(header)
-        .sign(key)
+      signature = loadJose()
+        .then(({ FlattenedSign }) => new FlattenedSign(encoder.encode(canonical)).setProtectedHeader(header).sign(key))
         // The payload is detached (RFC 7515 Appendix F): the card next to the signature is it.
         .then((jws) => ({ protected: jws.protected ?? '', signature: jws.signature }));
       if (signatures.size >= SIGNATURE_CACHE_LIMIT) signatures.clear();

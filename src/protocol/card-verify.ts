@@ -4,17 +4,9 @@
  * `signatures`. Works on a card as fetched (parsed JSON) from any A2A server that signs this way.
  */
 import { createPublicKey, KeyObject } from 'node:crypto';
-import {
-  base64url,
-  createLocalJWKSet,
-  flattenedVerify,
-  type CryptoKey,
-  type FlattenedVerifyGetKey,
-  type JSONWebKeySet,
-  type JWK,
-  type KeyInput,
-} from 'jose';
+import type { CryptoKey, FlattenedVerifyGetKey, JSONWebKeySet, JWK, KeyInput } from 'jose';
 import { canonicalJson } from '../a2a/canonical-json.js';
+import { loadJose } from '../auth/load-jose.js';
 import { AgentCardSignatureSchema } from '../a2a/card-schema.js';
 import { CARD_SIGNING_ALGORITHMS } from './signing-key.js';
 import { unsignedCard } from './card-signing.js';
@@ -48,7 +40,10 @@ const isJwks = (key: unknown): key is JSONWebKeySet =>
   typeof key === 'object' && key !== null && Array.isArray((key as { keys?: unknown }).keys);
 
 /** The key as jose takes it; a private or symmetric key is a caller's mistake (TypeError). */
-function verificationKey(key: CardVerificationKey): KeyInput | FlattenedVerifyGetKey {
+function verificationKey(
+  key: CardVerificationKey,
+  createLocalJWKSet: (jwks: JSONWebKeySet) => FlattenedVerifyGetKey,
+): KeyInput | FlattenedVerifyGetKey {
   const refuse = (what: string) => new TypeError(`verifyAgentCard: ${what}`);
   if (typeof key === 'string') {
     if (/PRIVATE KEY-----/.test(key)) throw refuse('the key is a private key: give the public key');
@@ -82,7 +77,8 @@ const reasonOf = (err: unknown): string => {
  * or HS*: a card signed with a shared secret proves nothing to its readers).
  */
 export async function verifyAgentCard(card: unknown, key: CardVerificationKey): Promise<CardVerification> {
-  const verifier = verificationKey(key);
+  const { base64url, createLocalJWKSet, flattenedVerify } = await loadJose();
+  const verifier = verificationKey(key, createLocalJWKSet);
   if (typeof card !== 'object' || card === null || Array.isArray(card)) return { valid: false, reason: 'the card is not a JSON object' };
   const { signatures } = card as { signatures?: unknown };
   if (!Array.isArray(signatures) || signatures.length === 0) return { valid: false, reason: 'the card has no signatures' };

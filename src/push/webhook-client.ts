@@ -13,14 +13,23 @@ import { guardedLookup, UnsafeWebhookAddressError } from './guarded-lookup.js';
  * undici's Agent and its `request`, loaded without undici's entry module: that one installs an
  * Agent of its own as the process's global dispatcher (the one node's `fetch` uses) whenever none
  * is set yet, and a library must not change what its embedder's `fetch` goes through. Every
- * request here names its dispatcher, so the global one is never needed.
+ * request here names its dispatcher, so the global one is never needed. Loaded at the first
+ * webhook, not at start: most servers never send one, and undici is a large module to read.
  */
-const requireUndici = createRequire(import.meta.url);
-const Agent = requireUndici('undici/lib/dispatcher/agent.js') as typeof UndiciAgent;
-const dispatchRequest = requireUndici('undici/lib/api/api-request.js') as (
-  this: Dispatcher,
-  opts: Dispatcher.RequestOptions,
-) => Promise<Dispatcher.ResponseData>;
+interface Undici {
+  Agent: typeof UndiciAgent;
+  request: (this: Dispatcher, opts: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>;
+}
+let undici: Undici | undefined;
+function loadUndici(): Undici {
+  if (undici) return undici;
+  const requireUndici = createRequire(import.meta.url);
+  undici = {
+    Agent: requireUndici('undici/lib/dispatcher/agent.js') as Undici['Agent'],
+    request: requireUndici('undici/lib/api/api-request.js') as Undici['request'],
+  };
+  return undici;
+}
 
 export interface WebhookRequest {
   url: string;
@@ -86,11 +95,13 @@ const errorCode = (err: unknown): string | undefined => {
 
 export function createWebhookClient(options: WebhookClientOptions): WebhookClient {
   const { policy, timeoutMs } = options;
-  const agent = new Agent({
-    connect: { lookup: guardedLookup(policy), timeout: timeoutMs },
-    headersTimeout: timeoutMs,
-    bodyTimeout: timeoutMs,
-  });
+  let agent: UndiciAgent | undefined;
+  const agentOf = (lib: Undici): UndiciAgent =>
+    (agent ??= new lib.Agent({
+      connect: { lookup: guardedLookup(policy), timeout: timeoutMs },
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+    }));
 
   async function post(req: WebhookRequest, signal: AbortSignal): Promise<PostOutcome> {
     const verdict = checkWebhookUrl(req.url, policy);
@@ -102,7 +113,8 @@ export function createWebhookClient(options: WebhookClientOptions): WebhookClien
     const onShutdown = () => attempt.abort(signal.reason);
     signal.addEventListener('abort', onShutdown, { once: true });
     try {
-      const res = await dispatchRequest.call(agent, {
+      const lib = loadUndici();
+      const res = await lib.request.call(agentOf(lib), {
         origin: verdict.url.origin,
         path: `${verdict.url.pathname}${verdict.url.search}`,
         method: 'POST',
@@ -136,7 +148,7 @@ export function createWebhookClient(options: WebhookClientOptions): WebhookClien
 
   return {
     post,
-    close: () => agent.close(),
-    destroy: () => agent.destroy(),
+    close: async () => agent?.close(),
+    destroy: async () => agent?.destroy(),
   };
 }

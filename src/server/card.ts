@@ -8,7 +8,7 @@ import { checkSkillSecurity, createAuthGate, type AuthGate } from '../auth/gate.
 import type { Settings } from '../config.js';
 import type { Logger } from '../log.js';
 import { checkCard, type CardOptions } from '../protocol/card.js';
-import { createCardSigner, type CardSigner, type CardSigningOptions } from '../protocol/card-signing.js';
+import type { CardSigner, CardSigningOptions } from '../protocol/card-signing.js';
 import { cardExtensions, checkExtensions } from '../protocol/extensions.js';
 
 export interface CardStage {
@@ -29,6 +29,8 @@ async function cardSignerOf(given: CardSigningOptions | undefined, settings: Set
   const kid = given?.kid ?? settings.cardSigningKid;
   const jku = given?.jku ?? settings.cardSigningJku;
   const alg = given?.alg ?? settings.cardSigningAlg;
+  // jose is loaded only by servers that sign their card.
+  const { createCardSigner } = await import('../protocol/card-signing.js');
   const signer = createCardSigner({ key, ...(kid ? { kid } : {}), ...(jku ? { jku } : {}), ...(alg ? { alg } : {}) });
   try {
     await signer.sign(sample);

@@ -79,6 +79,21 @@ describe('with auth declared', () => {
     expect(res.status).toBe(401);
     expect((await rpc(server.url, 'tasks/list', {}, ALICE)).status).toBe(200);
   });
+
+  it('a wrong bearer token is told it was refused, without the token; none sent is told what to send', async () => {
+    const wrong = { authorization: 'Bearer eve-token' };
+    const byRpc = await rpc(server.url, 'tasks/list', {}, wrong);
+    const byRest = await fetch(`${server.url}/v1/tasks`, { headers: wrong });
+    const restText = await byRest.text();
+    expect([byRpc.status, byRest.status]).toEqual([401, 401]);
+    for (const text of [JSON.stringify(byRpc.body), restText]) {
+      expect(text).toMatch(/the bearer token in the Authorization header was refused \(accepted: an Authorization: Bearer header\)/);
+      expect(text).not.toMatch(/send an Authorization/);
+      expect(text).not.toContain('eve-token');
+    }
+    const none = await rpc(server.url, 'tasks/list', {});
+    expect(none.body.error.message).toBe('Authentication required: send an Authorization: Bearer header');
+  });
 });
 
 describe.each(TRANSPORTS)('authorize refusals over %s', (transport) => {

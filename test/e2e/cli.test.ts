@@ -5,7 +5,7 @@
  * points at the /chat page.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -92,16 +92,50 @@ describe('the CLI', () => {
     const first = await cli(['init', dir]);
     expect(first.code).toBe(0);
     expect(first.stdout).toMatch(/npm install && npm start/);
-    for (const file of ['package.json', 'tsconfig.json', 'agent.ts', 'agent.test.ts']) expect(existsSync(join(dir, file)), file).toBe(true);
+    for (const file of ['package.json', 'tsconfig.json', 'agent.ts', 'agent.test.ts', '.gitignore'])
+      expect(existsSync(join(dir, file)), file).toBe(true);
     const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
       scripts: { start: string };
       dependencies: Record<string, string>;
+      devDependencies: Record<string, string>;
     };
-    expect(pkg.scripts.start).toBe('a2actor serve agent.ts');
+    expect(pkg.scripts.start).toBe('exec a2actor serve agent.ts');
     expect(Object.keys(pkg.dependencies)).toEqual(['a2actor']);
+    expect(Object.keys(pkg.devDependencies)).toEqual(['@types/node', 'tsx', 'typescript']);
+    expect(readFileSync(join(dir, '.gitignore'), 'utf8')).toBe('node_modules/\ndata/\n');
+    writeFileSync(join(dir, 'agent.ts'), '// mine\n');
     const again = await cli(['init', dir]);
-    expect(again.code).toBe(1);
-    expect(again.stderr).toMatch(/already has package\.json, tsconfig\.json, agent\.ts, agent\.test\.ts/);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toMatch(/agent\.ts kept as it was \(not overwritten\)/);
+    expect(again.stdout).not.toMatch(/wrote/);
+    expect(readFileSync(join(dir, 'agent.ts'), 'utf8')).toBe('// mine\n');
+  });
+
+  it('init merges into an existing project: its fields, scripts and .gitignore lines stay', async () => {
+    const dir = join(temp.dir, 'existing');
+    mkdirSync(dir);
+    const mine = {
+      name: 'mine',
+      version: '3.0.0',
+      type: 'commonjs',
+      scripts: { test: 'echo "Error: no test specified" && exit 1', start: 'node server.js', lint: 'eslint .' },
+      dependencies: { express: '^5.0.0' },
+      devDependencies: { typescript: '~5.8.0' },
+    };
+    writeFileSync(join(dir, 'package.json'), `${JSON.stringify(mine, null, 4)}\n`);
+    writeFileSync(join(dir, '.gitignore'), 'dist\n/data');
+    const run = await cli(['init', dir]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/package\.json scripts\.start kept \("node server\.js"\); init's is "exec a2actor serve agent\.ts"/);
+    const text = readFileSync(join(dir, 'package.json'), 'utf8');
+    expect(text).toMatch(/^\{\n {4}"name": "mine"/);
+    expect(JSON.parse(text)).toEqual({
+      ...mine,
+      scripts: { test: 'node --import tsx --test agent.test.ts', start: 'node server.js', lint: 'eslint .' },
+      dependencies: { express: '^5.0.0', a2actor: expect.stringMatching(/^\^\d/) },
+      devDependencies: { typescript: '~5.8.0', '@types/node': expect.any(String), tsx: expect.any(String) },
+    });
+    expect(readFileSync(join(dir, '.gitignore'), 'utf8')).toBe('dist\n/data\nnode_modules/\n');
   });
 
   it('with --debug the start line points at the /chat page', async () => {

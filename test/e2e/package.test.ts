@@ -212,3 +212,74 @@ await a2a.close();
     }
   }, 60_000);
 });
+
+describe('a2actor init in an existing npm project', () => {
+  const temp = tempDir('a2actor-init-');
+  const project = join(temp.dir, 'existing-project');
+  // Its node_modules holds a compiled better-sqlite3 and TypeScript: removing it takes a while.
+  afterAll(() => temp.cleanup(), 120_000);
+
+  beforeAll(async () => {
+    await run('npm', ['pack', '--pack-destination', temp.dir, '--silent'], { cwd: ROOT, ...NPM });
+    const tarball = readdirSync(temp.dir).find((f) => f.endsWith('.tgz'));
+    if (!tarball) throw new Error('npm pack made no tarball');
+    mkdirSync(project);
+    await run('npm', ['init', '-y'], { cwd: project, ...NPM });
+    await run('npm', ['install', join(temp.dir, tarball)], { cwd: project, ...NPM, maxBuffer: 16 * 1024 * 1024 });
+    await run('npx', ['--no-install', 'a2actor', 'init'], { cwd: project, ...NPM });
+    // What init declared for the generated files (the type checker and Node's types).
+    await run('npm', ['install'], { cwd: project, ...NPM, maxBuffer: 16 * 1024 * 1024 });
+  }, 600_000);
+
+  it('npm init -y, npm i a2actor, npx a2actor init: the project type-checks and its test passes', async () => {
+    await run('npx', ['--no-install', 'tsc', '--noEmit'], { cwd: project, ...NPM });
+    const { stdout } = await run('npm', ['test', '--silent'], { cwd: project, ...NPM });
+    expect(stdout).toMatch(/# pass 2/);
+    expect(stdout).toMatch(/# fail 0/);
+  }, 120_000);
+
+  it.each(['SIGINT', 'SIGTERM'] as const)(
+    '%s to npm start stops the server: its port closes and its process is gone',
+    async (signal) => {
+      const npm = spawn('npm', ['start', '--', '--store', 'memory', '--port', '0'], {
+        cwd: project,
+        env: { ...NPM.env, SERVICE_LOG_LEVEL: 'info' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let out = '';
+      npm.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+      });
+      npm.stderr.on('data', (d: Buffer) => {
+        out += d.toString();
+      });
+      const npmExited = new Promise<void>((resolve) => npm.once('exit', () => resolve()));
+      let serverPid: number | undefined;
+      const alive = (pid: number) => {
+        try {
+          process.kill(pid, 0);
+          return true;
+        } catch {
+          return false;
+        }
+      };
+      try {
+        const url = await eventually(() => /listening on (http:\/\/\S+)/.exec(out)?.[1], 30_000).catch(() => {
+          throw new Error(`npm start did not start:\n${out}`);
+        });
+        // The start log line names the server's process, which npm runs under it.
+        serverPid = Number(await eventually(() => /"pid":(\d+)[^\n]*"event":"server\.started"/.exec(out)?.[1], 5_000));
+        expect((await fetch(`${url}/v1/health`)).status).toBe(200);
+        npm.kill(signal);
+        await npmExited;
+        await eventually(() => !alive(serverPid as number) || undefined, 20_000).catch(() => {
+          throw new Error(`the server (pid ${serverPid}) outlived npm start after ${signal}:\n${out}`);
+        });
+        await expect(fetch(`${url}/v1/health`)).rejects.toThrow();
+      } finally {
+        for (const pid of [serverPid, npm.pid]) if (pid && alive(pid)) process.kill(pid, 'SIGKILL');
+      }
+    },
+    60_000,
+  );
+});
