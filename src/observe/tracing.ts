@@ -5,38 +5,27 @@
  * registers one from the OTEL_* environment (otel-setup.ts).
  */
 import { context, trace, type Context, type Span } from '@opentelemetry/api';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { extractTraceContext, injectTraceContext } from './trace-context.js';
 
 /** Resolved through the global provider at each span, so one registered later is still used. */
 export const tracer = trace.getTracer('a2actor');
 
-/**
- * W3C TraceContext in (request headers) and out (webhooks), used directly rather than through
- * the global propagator: it is what A2A clients and receivers speak, whatever else is set up.
- */
-export const propagator = new W3CTraceContextPropagator();
-
-/** A header bag for the propagator: lower-cased names, one string each. */
+/** A header bag: lower-cased names, one string each. */
 type Headers = Readonly<Record<string, string>>;
-const getter = {
-  get: (carrier: Headers, key: string) => carrier[key],
-  keys: (carrier: Headers) => Object.keys(carrier),
-};
 
-/** The context a request's span continues: the caller's `traceparent`/`tracestate`, if any. */
+/**
+ * The context a request's span continues: the caller's `traceparent`/`tracestate`, if any. W3C
+ * TraceContext is used directly rather than through the global propagator: it is what A2A
+ * clients and receivers speak, whatever else is set up.
+ */
 export function parentFromHeaders(headers: Headers): Context {
-  const active = context.active();
-  return headers.traceparent === undefined ? active : propagator.extract(active, headers, getter);
+  return extractTraceContext(context.active(), headers);
 }
 
 /** `traceparent` (and `tracestate`) naming `span` as the parent, for an outgoing request. */
 export function traceHeaders(parent: Context, span: Span): Record<string, string> {
   const out: Record<string, string> = {};
-  propagator.inject(trace.setSpan(parent, span), out, {
-    set: (carrier, key, value) => {
-      carrier[key] = value;
-    },
-  });
+  injectTraceContext(trace.setSpan(parent, span), out);
   return out;
 }
 

@@ -152,9 +152,10 @@ function loadBetterSqlite3(): SqliteDriver | Error {
 const missingModule = (err: Error) => (err as { code?: unknown }).code === 'MODULE_NOT_FOUND';
 
 /**
- * The driver the `sqliteDriver` setting names. `auto` takes node:sqlite where this Node has it
- * (no native addon to build; the bench measured it as fast as better-sqlite3 for the store's
- * writes, docs/benchmark.md), else better-sqlite3.
+ * The driver the `sqliteDriver` setting names. `auto` takes node:sqlite where this Node has it,
+ * else better-sqlite3: the store's write (one per turn) costs the same on both
+ * (bench/micro/sqlite-drivers.ts), and a built-in driver has no addon to compile or to keep
+ * matched to the Node it runs on.
  */
 export function sqliteDriver(choice: SqliteDriverName | 'auto'): SqliteDriver {
   const builtin = choice === 'better-sqlite3' ? undefined : nodeSqliteModule();
