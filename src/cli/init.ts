@@ -95,6 +95,8 @@ export function initProject(dir: string, version: string): string[] {
       test: 'node --import tsx --test agent.test.ts',
     },
     dependencies: { a2actor: `^${version}` },
+    // a2actor does not bring tsx: its test runs through it, and it serves agent.ts on Node 20.
+    devDependencies: { tsx: '^4.23.15' },
   };
   const files: [string, string][] = [
     ['package.json', `${JSON.stringify(pkg, null, 2)}\n`],
