@@ -13,6 +13,13 @@ describe('loading a backend client', () => {
     );
   });
 
+  it('names every package a feature needs when one of them is missing', async () => {
+    const missing = 'a2actor-no-such-sdk';
+    await expect(
+      loadBackend(() => import(missing), missing, 'OTEL_TRACES_EXPORTER=otlp', `${missing} a2actor-no-such-exporter`),
+    ).rejects.toThrow(`OTEL_TRACES_EXPORTER=otlp needs the "${missing}" package: npm install ${missing} a2actor-no-such-exporter`);
+  });
+
   it('passes other failures through unchanged', async () => {
     const broken = new Error('the client failed to initialise');
     await expect(loadBackend(() => Promise.reject(broken), 'pg', 'the PostgreSQL store')).rejects.toBe(broken);
