@@ -49,9 +49,14 @@ export async function importAgentModule(path: string): Promise<{ module: Record<
   try {
     return { module: (await import(pathToFileURL(path).href)) as Record<string, unknown>, loader };
   } catch (err) {
-    // Node's stripping refuses enums, namespaces and parameter properties: tsx compiles them.
-    if (loader === 'node' && (err as { code?: unknown }).code === 'ERR_UNSUPPORTED_TYPESCRIPT_SYNTAX' && err instanceof Error) {
-      err.message = `${err.message} (Node strips types only; npm install tsx to compile the rest)`;
+    if (loader === 'node' && err instanceof Error) {
+      // Node's stripping refuses enums, namespaces and parameter properties: tsx compiles them.
+      if ((err as { code?: unknown }).code === 'ERR_UNSUPPORTED_TYPESCRIPT_SYNTAX') {
+        err.message = `${err.message} (Node strips types only; npm install tsx to compile the rest)`;
+      } else if (err instanceof SyntaxError && /import statement outside a module/.test(err.message)) {
+        // Node reads a .ts file as its package.json's "type" says, as it does a .js file.
+        err.message = `${err.message} (in a "type": "commonjs" project, Node reads .ts as CommonJS: name it .mts, or npm install tsx)`;
+      }
     }
     throw err;
   }

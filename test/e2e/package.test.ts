@@ -214,8 +214,9 @@ describe.each([22, 24])('a light install on Node %i', (major) => {
   });
 
   it('serves a TypeScript agent without tsx: Node strips the types', async () => {
+    // .mts: `npm init -y` writes "type": "commonjs", where Node reads a .ts file as CommonJS.
     writeFileSync(
-      join(project.dir, 'typed.ts'),
+      join(project.dir, 'typed.mts'),
       `import { defineAgent, type AgentContext } from 'a2actor';
 export default defineAgent({
   card: { name: 'Typed Agent', description: 'typed', version: '1.0.0', skills: [] },
@@ -226,7 +227,7 @@ export default defineAgent({
 });
 `,
     );
-    const cli = await startInstalledCli(node, project.dir, ['typed.ts', '--store', 'memory']);
+    const cli = await startInstalledCli(node, project.dir, ['typed.mts', '--store', 'memory']);
     try {
       const answer = await rpcCall(cli.url, 'message/send', { message: userMessage('hi') });
       expect(answer.result.artifacts[0].parts[0].text).toBe('stripped: HI');
