@@ -64,6 +64,12 @@ module.exports = {
       'front ends adapt sockets to the protocol layer',
     ),
     layer(
+      'grpc-below-server',
+      '^src/grpc/',
+      '^src/(http|debug|cli|store|cluster|push)/|^src/(server|index|testing)\\.ts|^src/server/',
+      'the gRPC listener adapts calls to the protocol layer, as the HTTP front ends adapt requests',
+    ),
+    layer(
       'debug-below-server',
       '^src/debug/',
       '^src/(cli|store|cluster|push|runtime)/|^src/(server|index|testing)\\.ts|^src/server/',

@@ -5,7 +5,18 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'bench/.build/**', 'bench/results/**', 'node_modules/**', '.cache/**', 'test/.artifacts/**'] },
+  {
+    ignores: [
+      'dist/**',
+      'api-docs/**',
+      'bench/.build/**',
+      'bench/results/**',
+      'node_modules/**',
+      '.cache/**',
+      'test/.artifacts/**',
+      'src/grpc/gen/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

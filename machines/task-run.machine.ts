@@ -26,6 +26,7 @@
  */
 import { setup } from 'xstate';
 
+/** What moves a task's run along, one event per step of its life in memory. */
 export type TaskRunEvent =
   /** someone outside may now know the task (its id is handed out, or it changed for all to see) */
   | { type: 'EXPOSE' }
@@ -44,8 +45,10 @@ export type TaskRunEvent =
   /** the service closed: the task's actor is stopped where it stands */
   | { type: 'STOP' };
 
+/** The name of a run event. */
 export type TaskRunEventType = TaskRunEvent['type'];
 
+/** Every event type the run machine knows (tests walk them all). */
 export const TASK_RUN_EVENT_TYPES: readonly TaskRunEventType[] = [
   'EXPOSE',
   'FLUSH_DUE',
@@ -69,6 +72,7 @@ export const TASK_RUN_STATES = [
   'replaced',
   'stopped',
 ] as const;
+/** A state of the run, as `top` or `top.child`. */
 export type TaskRunState = (typeof TASK_RUN_STATES)[number];
 
 /** A status tag as the XState state value it names (`exposed.idle` -> `{ exposed: 'idle' }`). */
@@ -79,9 +83,11 @@ export function taskRunStateValue(state: TaskRunState): string | Record<string, 
 
 /** Which task the run is of (the inspector tells runs apart by it). */
 export interface TaskRunContext {
+  /** The task the run is of. */
   readonly taskId: string;
 }
 
+/** A task's life in the server's memory: hidden, exposed, ending, then closed, replaced or stopped. */
 export const taskRunMachine = setup({
   types: { events: {} as TaskRunEvent, context: {} as TaskRunContext, input: {} as TaskRunContext },
 }).createMachine({
@@ -120,4 +126,5 @@ export const taskRunMachine = setup({
   },
 });
 
+/** The run machine's type, for typed actors of it. */
 export type TaskRunMachine = typeof taskRunMachine;

@@ -24,22 +24,30 @@ export const TASK_STATES = [
   'canceled',
   'rejected',
 ] as const;
+/** A task's state on the wire. */
 export type TaskState = (typeof TASK_STATES)[number];
 
+/** States a task never leaves. */
 export const TERMINAL_STATES: ReadonlySet<TaskState> = new Set(['completed', 'failed', 'canceled', 'rejected']);
 /** States where the task waits for the client: a follow-up message continues the same task. */
 export const INTERRUPTED_STATES: ReadonlySet<TaskState> = new Set(['input-required', 'auth-required']);
 
+/** Whether a task in `state` has ended for good. */
 export const isTerminalState = (state: TaskState): boolean => TERMINAL_STATES.has(state);
+/** Whether a task in `state` waits for the client's next message. */
 export const isInterruptedState = (state: TaskState): boolean => INTERRUPTED_STATES.has(state);
 
+/** What the task machine carries besides its state. */
 export interface TaskMachineContext<M = unknown> {
+  /** The task the actor runs. */
   readonly taskId: string;
   /** The message a cancel came with (a server shutting down says so); the `canceled` entry shows it. */
   readonly cancelMessage?: M | undefined;
 }
 
+/** What an actor of the task machine starts from. */
 export interface TaskMachineInput {
+  /** The task the actor runs. */
   readonly taskId: string;
 }
 
@@ -72,8 +80,14 @@ export type TaskMachineEvent<M = unknown, A = unknown> =
    */
   | { type: 'AGENT_DETACHED' }
   /** the agent handler's turn threw (the message says what the client is told) */
-  | { type: 'AGENT_FAILED'; message?: M };
+  | { type: 'AGENT_FAILED'; message?: M }
+  /**
+   * the turn ran past the server's time limit: the task fails with the message (which names the
+   * limit) at once, and the handler's signal fires; the handler is not waited for
+   */
+  | { type: 'TURN_TIMEOUT'; message?: M };
 
+/** The name of a task machine event. */
 export type TaskMachineEventType = TaskMachineEvent['type'];
 
 /** Every event type the machine knows (tests walk them all). */
@@ -91,6 +105,7 @@ export const TASK_MACHINE_EVENT_TYPES = [
   'AGENT_DONE',
   'AGENT_DETACHED',
   'AGENT_FAILED',
+  'TURN_TIMEOUT',
 ] as const satisfies readonly TaskMachineEventType[];
 
 /** The machine for messages of type `M` and artifact chunks of type `A`. */
@@ -116,7 +131,10 @@ export function defineTaskMachine<M = unknown, A = unknown>() {
        * it settled with AGENT_DONE or AGENT_FAILED.
        */
       startAgentTurn: () => {},
-      /** Cancel requested while the handler or its background work runs: fire its AbortSignal. */
+      /**
+       * Cancel requested while the handler or its background work runs, or the turn ran past its
+       * time limit: fire its AbortSignal.
+       */
       abortAgent: () => {},
       /**
        * The turn ended with the task still working (AGENT_DETACHED): the runtime stores the task
@@ -169,6 +187,9 @@ export function defineTaskMachine<M = unknown, A = unknown>() {
               AGENT_DONE: '#task.completed',
               AGENT_DETACHED: 'background',
               CANCEL: { target: 'cancelling', actions: 'rememberCancelMessage' },
+              // Unlike a cancel, the handler is not waited for: it already had the whole limit,
+              // and whatever it does after the signal is ignored, since the task is final.
+              TURN_TIMEOUT: { target: '#task.failed', actions: 'abortAgent' },
             },
           },
           background: {
@@ -219,6 +240,7 @@ export function defineTaskMachine<M = unknown, A = unknown>() {
 /** The definition with untyped payloads: for the inspector, the tests and embedding. */
 export const taskMachine = defineTaskMachine();
 
+/** The task machine's type, for typed actors of it. */
 export type TaskMachine = typeof taskMachine;
 
 /** The top-level wire state of a machine state value (`{working: 'running'}` -> `working`). */

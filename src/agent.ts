@@ -15,9 +15,13 @@ import type { Artifact, Message, Part, Task } from './a2a/schemas.js';
 
 export type { IncomingRequest };
 
+/** What the agent offers; the settings may turn a declared capability off, never on. */
 export interface AgentCapabilities {
+  /** Serve `message/stream` and subscribe (default true). */
   streaming?: boolean;
+  /** Take webhook configs and deliver task transitions to them (default true). */
   pushNotifications?: boolean;
+  /** Keep each state entered in the task's `metadata.stateTransitions` (default true). */
   stateTransitionHistory?: boolean;
   /** Served as the card's `capabilities.extensions`. */
   extensions?: AgentExtension[];
@@ -42,12 +46,19 @@ export type Transport = 'JSONRPC' | 'HTTP+JSON';
  */
 export type ExtendedCardProvider = (request: IncomingRequest, publicCard: AgentCard) => AgentCard | Promise<AgentCard>;
 
+/** An artifact, or one chunk of one, as `ctx.artifact` takes it. */
 export interface ArtifactChunk {
+  /** The content of this chunk. */
   parts: Part[];
+  /** Names the artifact; chunks of one artifact share it (generated when absent). */
   artifactId?: string;
+  /** A name for people. */
   name?: string;
+  /** What the artifact holds, for people. */
   description?: string;
+  /** True: these parts extend the artifact's earlier chunks instead of replacing them. */
   append?: boolean;
+  /** True: this is the artifact's last chunk. */
   lastChunk?: boolean;
   /** Extension data, keyed by extension-specific names. */
   metadata?: Record<string, unknown>;
@@ -57,8 +68,11 @@ export interface ArtifactChunk {
 
 /** Parts with message-level extension data (`metadata`) and the extensions they use. */
 export interface MessageContent {
+  /** The message's parts. */
   parts: Part[];
+  /** Extension data, keyed by extension-specific names. */
   metadata?: Record<string, unknown>;
+  /** URIs of the extensions this content uses. */
   extensions?: string[];
 }
 
@@ -74,7 +88,9 @@ export interface AgentContext {
   readonly message: Message;
   /** The text of all text parts of `message`, joined by newlines. */
   readonly text: string;
+  /** The task this turn belongs to. */
   readonly taskId: string;
+  /** The conversation the task belongs to. */
   readonly contextId: string;
   /** Earlier messages of this task (user and agent), oldest first, ending with `message`. */
   readonly history: readonly Message[];
@@ -104,8 +120,10 @@ export interface AgentContext {
    */
   accepts(mimeType: string): boolean;
   /**
-   * Fires when a client cancels the task (or the server shuts down). Stop work and return; work
-   * left running by `continueInBackground` should stop too.
+   * Fires when a client cancels the task (or the server shuts down), or when the turn runs past
+   * the server's time limit (SERVICE_TURN_TIMEOUT), which fails the task at once. Stop work and
+   * return: after it fires, what the handler emits is ignored. Work left running by
+   * `continueInBackground` should stop too.
    */
   readonly signal: AbortSignal;
   /** An intermediate status (working -> working), optionally with a message. */
@@ -114,7 +132,9 @@ export interface AgentContext {
   artifact(chunk: ArtifactChunk): void;
   /** Finish the task; text becomes the artifact `final-answer`. */
   complete(content?: Content): void;
+  /** End the task `failed`, with the reason as its status message. */
   fail(reason: Content): void;
+  /** End the task `rejected` (the agent will not do it), with the reason as its status message. */
   reject(reason: Content): void;
   /** Pause the task in `input-required`; the next message on this task continues it. */
   requestInput(question: Content): void;
@@ -142,12 +162,18 @@ export interface AgentContext {
   continueInBackground(): void;
 }
 
+/** The agent's code: runs once per turn; returning without a terminal call completes the task. */
 export type AgentHandler = (context: AgentContext) => Promise<void> | void;
 
+/** An agent: what `defineAgent` takes and an agent module exports by default. */
 export interface AgentDefinition {
+  /** What the author declares of the card; the server adds URLs, transports and capabilities. */
   card: AgentCardInfo;
+  /** Streaming, push, state history and extensions (streaming and push on by default). */
   capabilities?: AgentCapabilities;
+  /** Runs each turn of each task. */
   handler: AgentHandler;
+  /** Serves the authenticated extended card; without it the extended card endpoints answer 404. */
   extendedCard?: ExtendedCardProvider;
   /**
    * Who may call: with it, every A2A endpoint needs credentials (401 without), the card declares

@@ -23,7 +23,9 @@ const list = z
 
 const portNumber = z.coerce.number({ error: 'must be a port number (0-65535)' }).int().min(0).max(65535);
 
+/** Every setting with its default and its check; each has a SERVICE_* variable of its name. */
 export const SettingsSchema = z.object({
+  /** Address to listen on (SERVICE_HOST). */
   host: z.string().default('127.0.0.1'),
   /**
    * The names a request may give in `Host` (and, with a list, in a believed `X-Forwarded-Host`);
@@ -65,6 +67,7 @@ export const SettingsSchema = z.object({
    * forces one; `none`: no listener, the app mounts `server.nodeHandler()` itself.
    */
   frontEnd: z.enum(['auto', 'uws', 'node', 'none']).default('auto'),
+  /** Port to listen on; 0 = any free port (SERVICE_PORT). */
   port: portNumber.default(8080),
   /** `memory` (packed), `memory-plain` (a Map), `sqlite:<path>` (or a path ending in .db/.sqlite), `postgres://…`. */
   store: z.string().default('sqlite:./data/a2actor.db'),
@@ -92,11 +95,15 @@ export const SettingsSchema = z.object({
     .default('memory'),
   /** Seconds a task stays claimed by a replica that stopped renewing (died). */
   leaseTtl: num.positive().default(15),
+  /** Serve the `/chat` debug page (SERVICE_DEBUG). */
   debug: bool.default(false),
+  /** Send task actors to the Stately inspector (SERVICE_INSPECT). */
   inspect: bool.default(false),
   /** WebSocket receiver of the Stately inspector's events (README "Stately inspector"). */
   inspectUrl: z.url({ protocol: /^wss?$/ }).default('ws://127.0.0.1:8081'),
+  /** The lowest level logged, as JSON lines on stderr (SERVICE_LOG_LEVEL). */
   logLevel: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+  /** The transport the card names as preferred (SERVICE_PREFERRED_TRANSPORT). */
   preferredTransport: z.enum(['JSONRPC', 'HTTP+JSON']).default('JSONRPC'),
   /**
    * The shapes REST answers in: `a2a`, the spec's bare A2A objects, or `proto`, the v0.3 proto's
@@ -107,7 +114,9 @@ export const SettingsSchema = z.object({
     .default('a2a'),
   /** Capability switches: can only turn off what the agent declares. */
   streaming: bool.default(true),
+  /** `false` turns off push notifications the agent declares (SERVICE_PUSH_NOTIFICATIONS). */
   pushNotifications: bool.default(true),
+  /** Larger request bodies get 413 (SERVICE_MAX_BODY_BYTES). */
   maxBodyBytes: wholeNumber(1024).default(10 * 1024 * 1024),
   /** Levels free-form client JSON (metadata, data parts) may nest (README "Security notes"). */
   maxJsonDepth: wholeNumber(1).max(1000).default(64),
@@ -125,10 +134,19 @@ export const SettingsSchema = z.object({
    * with Retry-After (a body trickled in would hold its place for ever).
    */
   bodyReadTimeout: num.positive().default(10),
+  /** Seconds a blocking send waits before it returns the task as it stands (SERVICE_BLOCKING_TIMEOUT). */
   blockingTimeout: num.positive().default(30),
+  /** Seconds after which a handler that ignores a cancel is canceled anyway (SERVICE_CANCEL_FORCE_TIMEOUT). */
   cancelForceTimeout: num.positive().default(10),
   /** How long a cancel call waits for a cooperative handler to land in `canceled`. */
   cancelGrace: num.min(0).default(2),
+  // Per-turn time limit
+  /**
+   * Seconds one turn of the handler may run before the task is failed and the handler's signal
+   * fires (a handler that never returns would leave its task working for good); 0 = no limit.
+   * Work left running after `continueInBackground()` is past its turn and not limited.
+   */
+  turnTimeout: num.min(0).default(0),
   /**
    * Characters of task JSON one `tasks/list` answer may carry: a list pays for what it returns,
    * so paging stops before this is passed (the first task of a page is always returned, and
@@ -152,7 +170,9 @@ export const SettingsSchema = z.object({
   progressFlushInterval: num.min(0).default(0.25),
   /** How long a turn's final write is retried while the store is unreachable. */
   storeRetryWindow: num.min(0).default(30),
+  /** Events kept per task for `Last-Event-ID` (SERVICE_EVENT_REPLAY). */
   eventReplay: wholeNumber(0).default(1000),
+  /** Seconds a streamed turn's events stay replayable after it ends (SERVICE_EVENT_RETENTION). */
   eventRetention: num.min(0).default(60),
   /** Seconds between `: ping` comments on an open SSE stream. */
   sseHeartbeat: num.positive().default(15),
@@ -178,18 +198,26 @@ export const SettingsSchema = z.object({
   eventReplayMaxBytes: wholeNumber(1024).default(1024 * 1024),
   /** JSON characters of the events kept for replay of every ended or paused turn together; past it the oldest turns' go first. */
   eventRetainedMaxBytes: wholeNumber(1024).default(128 * 1024 * 1024),
+  /** Webhook delivery attempts (SERVICE_PUSH_MAX_RETRIES). */
   pushMaxRetries: wholeNumber(1).default(3),
+  /** Seconds before the first retry; each later one waits twice as long (SERVICE_PUSH_RETRY_DELAY). */
   pushRetryDelay: num.min(0).default(1),
+  /** Seconds one webhook attempt may take (SERVICE_PUSH_TIMEOUT). */
   pushTimeout: num.positive().default(10),
+  /** Webhook attempts in flight, all webhooks together (SERVICE_PUSH_MAX_CONCURRENT). */
   pushMaxConcurrent: wholeNumber(1).default(50),
+  /** Allow `http://` webhooks, for development (SERVICE_PUSH_ALLOW_HTTP). */
   pushAllowHttp: bool.default(false),
+  /** Seconds an idle delivery worker waits before it exits (SERVICE_PUSH_IDLE_TIMEOUT). */
   pushIdleTimeout: num.positive().default(300),
   /**
    * Record accepted webhook deliveries with the store until they are sent or give up, so a
    * restart (SIGTERM or kill -9) sends what was queued; `false` keeps them in memory only.
    */
   pushDurable: bool.default(true),
+  /** Webhook hosts that skip the private-address check (SERVICE_PUSH_ALLOWED_HOSTS). */
   pushAllowedHosts: list.default([]),
+  /** Webhook hosts always refused (SERVICE_PUSH_BLOCKED_HOSTS). */
   pushBlockedHosts: list.default([]),
   /** Webhook configs one task may have: each transition is delivered to every one of them. */
   pushMaxConfigsPerTask: wholeNumber(1).default(10),
@@ -213,6 +241,7 @@ export const SettingsSchema = z.object({
    * replacing an older one); then one probe decides whether it closes or stays open.
    */
   pushCircuitCooldown: num.positive().default(15),
+  /** Seconds running turns, then queued webhooks, get on a graceful stop (SERVICE_SHUTDOWN_GRACE). */
   shutdownGrace: num.min(0).default(10),
   /**
    * V8 runs its next full collection when the old generation has grown this much past what
@@ -246,12 +275,33 @@ export const SettingsSchema = z.object({
    * Prometheus metrics at `GET /metrics` (public, like health). `createServer` also takes
    * `{ port }` here: the same as setting `metricsPort`.
    */
-  metrics: z.union([bool, z.object({ port: portNumber })]).default(true),
+  metrics: z
+    .union([
+      bool,
+      z.object({
+        /** Serve /metrics on a listener of its own on this port (as `metricsPort`). */
+        port: portNumber,
+      }),
+    ])
+    .default(true),
   /** A listener of its own for /metrics (plain node:http, same host), off the public port; unset = the server's port. */
   metricsPort: portNumber.optional(),
+  // gRPC transport (README "gRPC"): both versions' A2AService on a port of its own.
+  /** The gRPC listener's port; unset = no gRPC (its packages are not even loaded); 0 = any free port. */
+  grpcPort: portNumber.optional(),
+  /** Where gRPC listens; unset = `host`. */
+  grpcHost: z.string().min(1).optional(),
+  /** TLS for gRPC: the certificate chain and its private key, PEM text or a file path each (both or neither). */
+  grpcTlsCert: z.string().min(1).optional(),
+  /** The private key of `grpcTlsCert`: PEM text or a file path. */
+  grpcTlsKey: z.string().min(1).optional(),
+  /** Plaintext gRPC on a host that is not loopback (credentials travel in metadata): only behind a TLS-terminating proxy. */
+  grpcAllowPlaintext: bool.default(false),
 });
 
+/** Every setting, resolved: defaults applied, values checked. */
 export type Settings = z.infer<typeof SettingsSchema>;
+/** Settings as given: strings from the environment, or values of each setting's type. */
 export type SettingsInput = z.input<typeof SettingsSchema>;
 
 /** SERVICE_* variable name of every setting (camelCase -> SCREAMING_SNAKE). */

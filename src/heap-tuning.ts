@@ -75,6 +75,7 @@ export function applyHeapGrowth(percent: number, execArgv: readonly string[] = p
  */
 const PRETENURING_FLAG = /^--(no[-_])?allocation[-_]site[-_]pretenuring$/;
 
+/** V8's allocation-site pretenuring as a server left it: off, V8's own, or set by a node flag. */
 export type Pretenuring = 'off' | 'v8' | 'node-flag';
 
 export function applyPretenuring(setting: 'off' | 'v8', execArgv: readonly string[] = process.execArgv): Pretenuring {

@@ -20,24 +20,68 @@ export type {
   TransportName,
 } from './agent.js';
 /** The card's zod schemas: the rules a served card is checked by. */
-export { AgentCardInfoSchema, AgentCardSchema, AgentSkillSchema, SecuritySchemeSchema } from './a2a/card-schema.js';
+export {
+  AgentCardInfoSchema,
+  AgentCardSchema,
+  AgentCardSignatureSchema,
+  AgentExtensionSchema,
+  AgentProviderSchema,
+  AgentSkillSchema,
+  CARD_SIGNING_ALGORITHMS,
+  OAuthFlowsSchema,
+  SecurityRequirementSchema,
+  SecuritySchemeSchema,
+  TransportNameSchema,
+  type OAuthFlows,
+} from './a2a/card-schema.js';
 export { canonicalJson, CanonicalJsonError } from './a2a/canonical-json.js';
 export type { CardSigningOptions } from './protocol/card-signing.js';
+export type { SigningKeyInput } from './protocol/signing-key.js';
 export type { CardSigningAlgorithm } from './a2a/card-schema.js';
 export { verifyAgentCard, type CardVerification, type CardVerificationKey } from './protocol/card-verify.js';
 export { createServer, type A2AServer, type CreateServerOptions } from './server.js';
+export type { ServerStats } from './server/front-end.js';
+export type { Inspector } from './server/observability.js';
+export type { FrontEndKind } from './http/exchange.js';
+export type { BodyBudgetStats } from './http/body-budget.js';
+export type { PushStats } from './push/dispatcher.js';
+export type { Pretenuring } from './heap-tuning.js';
 export type { NodeRequestHandler } from './http/node-server.js';
+/** Mounting in Fastify, Hono (@hono/node-server) and Koa apps; none of them is imported. */
+export {
+  a2aFastify,
+  a2aHono,
+  a2aKoa,
+  type FastifyA2APlugin,
+  type FastifyScope,
+  type FastifyRawReply,
+  type FastifyRawRequest,
+  type HonoA2AMiddleware,
+  type HonoNodeContext,
+  type KoaA2AMiddleware,
+  type KoaNodeContext,
+  type Mountable,
+  type MountOptions,
+} from './http/mount/index.js';
 export { testAgent, A2ARequestError, type AgentTestClient, type SendOptions } from './testing.js';
-export { resolveSettings, envNameOf, type Settings } from './config.js';
+export { resolveSettings, envNameOf, SettingsSchema, type Settings, type SettingsInput } from './config.js';
 export { guardProcess, type ProcessGuardOptions } from './process-guard.js';
 export { pause } from './pause.js';
-export { createLogger, type Logger } from './log.js';
-export { A2AError, ERRORS, isA2AError } from './a2a/errors.js';
+export { createLogger, type Logger, type LogLevel } from './log.js';
+export { A2AError, ERRORS, isA2AError, type ErrorEntry } from './a2a/errors.js';
 export { MemoryTaskStore } from './store/memory.js';
-export { SqliteTaskStore } from './store/sqlite.js';
+export { SqliteTaskStore, type SqliteSynchronous } from './store/sqlite.js';
 export { openStore } from './store/open.js';
-export type { TaskStore, TaskListQuery, TaskPage } from './store/types.js';
-export { MemoryEventLog, type TaskEventLog } from './runtime/event-log.js';
+export type { MessageKey, StoredPushConfig, TaskStore, TaskListQuery, TaskPage } from './store/types.js';
+export type { ProtocolVersion } from './a2a/versions.js';
+export {
+  MemoryEventLog,
+  type EventListener,
+  type EventLogByteLimits,
+  type EventLogStats,
+  type LoggedEvent,
+  type TaskEventLog,
+} from './runtime/event-log.js';
 export * from './a2a/schemas.js';
 export {
   taskMachine,

@@ -1,15 +1,17 @@
 /**
- * An optional package, loaded only when the feature that needs it is chosen: `pg` and `ioredis`
- * (stores, event logs), the OpenTelemetry SDK (OTEL_TRACES_EXPORTER), the Stately inspector
- * (`--inspect`). They are optional peer dependencies, so a user who chose none installs none.
- * `install` lists what to install when the feature needs several packages (default: `pkg`).
+ * A backend's client, loaded only when its store or event log is chosen: `pg` and `ioredis`
+ * are optional peer dependencies, so a SQLite user installs neither. `pkg` names the package
+ * (or the packages) the feature needs, for the message when one is missing.
  */
-export async function loadBackend<T>(load: () => Promise<T>, pkg: string, what: string, install = pkg): Promise<T> {
+export async function loadBackend<T>(load: () => Promise<T>, pkg: string | readonly string[], what: string): Promise<T> {
+  const pkgs = typeof pkg === 'string' ? [pkg] : pkg;
   try {
     return await load();
   } catch (err) {
-    if ((err as { code?: unknown }).code === 'ERR_MODULE_NOT_FOUND' && String((err as Error).message).includes(`'${pkg}'`)) {
-      throw new Error(`${what} needs the "${pkg}" package: npm install ${install}`, { cause: err });
+    const message = String((err as Error).message);
+    if ((err as { code?: unknown }).code === 'ERR_MODULE_NOT_FOUND' && pkgs.some((p) => message.includes(`'${p}'`))) {
+      const names = pkgs.map((p) => `"${p}"`).join(' and ');
+      throw new Error(`${what} needs the ${names} package${pkgs.length > 1 ? 's' : ''}: npm install ${pkgs.join(' ')}`, { cause: err });
     }
     throw err;
   }

@@ -11,7 +11,9 @@
  */
 import { errorFields, type Logger } from './log.js';
 
+/** What `guardProcess` needs: where to log and how to close the server. */
 export interface ProcessGuardOptions {
+  /** Where the unhandled errors are logged. */
   logger: Logger;
   /** Closes the server before the process exits after an uncaught exception. */
   onFatal: () => Promise<void>;

@@ -8,7 +8,7 @@
  */
 import type { AgentDefinition } from './agent.js';
 import { resolveSettings, type Settings, type SettingsInput } from './config.js';
-import type { FrontEndKind, RawRoute } from './http/exchange.js';
+import { hostPort, type FrontEndKind, type RawRoute } from './http/exchange.js';
 import type { NodeRequestHandler } from './http/node-server.js';
 import { createLogger, type Logger } from './log.js';
 import type { Pretenuring } from './heap-tuning.js';
@@ -20,11 +20,14 @@ import type { TaskStore } from './store/types.js';
 import { backendsStage } from './server/backends.js';
 import { cardStage } from './server/card.js';
 import { frontEndStage, type ServerStats } from './server/front-end.js';
+import { openGrpc } from './server/grpc.js';
 import { observabilityStage, type Inspector } from './server/observability.js';
 import { protocolStage } from './server/protocol.js';
 import { pushStage, runtimeStage } from './server/runtime.js';
 
+/** What `createServer` takes: the agent, any setting by its option name, and the seams below. */
 export interface CreateServerOptions extends Partial<SettingsInput> {
+  /** The agent to serve. */
   agent: AgentDefinition;
   /** A store instance instead of the `store` setting. */
   taskStore?: TaskStore;
@@ -32,6 +35,7 @@ export interface CreateServerOptions extends Partial<SettingsInput> {
   eventLog?: TaskEventLog;
   /** A coordinator instead of the one the `events` setting names. */
   coordinator?: Coordinator;
+  /** Where the server logs (default: JSON lines on stderr at the `logLevel` setting). */
   logger?: Logger;
   /** Environment to read SERVICE_* settings from (default: process.env). */
   env?: NodeJS.ProcessEnv;
@@ -52,12 +56,17 @@ export interface CreateServerOptions extends Partial<SettingsInput> {
   tuneHeap?: boolean;
 }
 
+/** A running server: what `createServer` resolves to. */
 export interface A2AServer {
   /** `http://host:port` */
   readonly url: string;
+  /** The port it listens on (the one chosen when the `port` setting is 0). */
   readonly port: number;
+  /** The gRPC listener's port (undefined: gRPC is off). */
+  readonly grpcPort: number | undefined;
   /** Where /metrics is served: the server's own URL, or its own listener's (undefined: metrics off). */
   readonly metricsUrl: string | undefined;
+  /** Every setting as resolved from the options and the environment. */
   readonly settings: Settings;
   /**
    * The heap growth createServer set with `tuneHeap` (src/heap-tuning.ts): the percent, 0 for
@@ -75,7 +84,12 @@ export interface A2AServer {
   readonly frontEnd: FrontEndKind;
   /** The front end is native uWS (kept for earlier callers; see `frontEnd`). */
   readonly native: boolean;
+  /**
+   * The task runtime behind both transports, for this repository's tests and tools.
+   * @internal
+   */
   readonly service: TaskService;
+  /** The task store in use. */
   readonly store: TaskStore;
   /** Live counters: tasks, actors, subscriptions, open streams (leak checks, metrics). */
   stats(): ServerStats;
@@ -93,14 +107,16 @@ export interface A2AServer {
   shutdown(opts?: { graceMs?: number }): Promise<void>;
   /**
    * The server as a node:http request handler, to mount in an existing app: Express
-   * (`app.use('/a2a', server.nodeHandler())`, the mount path read from `req.baseUrl`), Fastify
-   * or Hono's node adapter, or a bare `http.createServer` (give `mountPath` if the app does not
-   * strip it). The card's URLs include the mount path. Start the server with
+   * (`app.use('/a2a', server.nodeHandler())`, the mount path read from `req.baseUrl`), or a bare
+   * `http.createServer` (give `mountPath` if the app does not strip it); Fastify, Hono and Koa
+   * have adapters built on it (`a2aFastify`, `a2aHono`, `a2aKoa`). The card's URLs include the
+   * mount path. A body the app already parsed (`express.json()`) is used. Start the server with
    * `frontEnd: 'none'` when the app is its only way in.
    */
   nodeHandler(opts?: { mountPath?: string }): NodeRequestHandler;
 }
 
+/** Serves an agent: resolves once it listens (or, with `frontEnd: 'none'`, is ready to mount). */
 export async function createServer(options: CreateServerOptions): Promise<A2AServer> {
   const {
     agent,
@@ -123,8 +139,6 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
   const { store, coordinator, heap } = backends;
   const push = await pushStage(backends, card.capabilities.pushNotifications, settings, logger, metrics);
   const service = runtimeStage(agent, backends, push, settings, logger, metrics, inspect);
-  const { ops, route, admitHead } = protocolStage(service, push.configs, backends, card, settings, logger, metrics);
-  const { recovered } = await service.init();
 
   /** Closes what the stages below the front end opened; queued webhooks get `pushGraceMs`. */
   const closeBelowFrontEnd = async (pushGraceMs: number): Promise<void> => {
@@ -134,6 +148,17 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
     await coordinator.close();
     await store.close();
   };
+  // Bound before the protocol stage, so the card names the port actually bound.
+  let grpc;
+  try {
+    grpc = await openGrpc(settings);
+  } catch (err) {
+    await closeBelowFrontEnd(0);
+    throw err;
+  }
+  const servedCard = grpc ? { ...card, cardOptions: { ...card.cardOptions, grpcTarget: grpc.target } } : card;
+  const { ops, route, admitHead } = protocolStage(service, push.configs, backends, servedCard, settings, logger, metrics);
+  const { recovered } = await service.init();
   const front = await frontEndStage({
     settings,
     logger,
@@ -146,9 +171,13 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
     push,
     rawRoutes: [...debug.rawRoutes, ...(rawRoutes ?? [])],
     // A listener that cannot start leaves nothing of what was opened before it.
-    closeOpened: () => closeBelowFrontEnd(0),
+    closeOpened: () => {
+      grpc?.close();
+      return closeBelowFrontEnd(0);
+    },
   });
   const { http, url } = front;
+  grpc?.serve({ ops, gate: card.gate, logger, metrics, baseUrl: url || `http://${hostPort(settings.host, settings.port)}` });
   logger.info('server.started', {
     url,
     agent: agent.card.name,
@@ -159,6 +188,7 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
     pretenuring: heap.pretenuring,
     ...(heap.tuned ? {} : { heapTuning: 'off: V8 flags left as they were' }),
     metrics: front.metricsShown,
+    ...(grpc ? { grpc: `${grpc.target} (${grpc.tls ? 'TLS' : 'plaintext'})` } : {}),
     capabilities: card.capabilities,
     ...(card.signer ? { cardSigning: { alg: card.signer.alg, ...(card.signer.kid ? { kid: card.signer.kid } : {}) } } : {}),
     recoveredTasks: recovered,
@@ -168,6 +198,7 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
   const close = (): Promise<void> => {
     closing ??= (async () => {
       http.close();
+      grpc?.close();
       await front.metricsListener?.close();
       front.closeMounted();
       // Queued webhook deliveries get a bounded grace period before the store goes away.
@@ -192,6 +223,7 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
   return {
     url,
     port: http.port,
+    grpcPort: grpc?.port,
     metricsUrl: front.metricsUrl,
     settings,
     heapGrowthPercent: heap.heapGrowth === 'node-flag' ? 'node-flag' : heap.heapGrowthPercent,

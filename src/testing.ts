@@ -15,9 +15,17 @@ import { createServer, type A2AServer, type CreateServerOptions } from './server
 
 /** An A2A error answer, with its JSON-RPC code (-32001 task not found, …). */
 export class A2ARequestError extends Error {
+  /**
+   * An error answer as the server sent it.
+   * @param code the JSON-RPC error code
+   * @param message the error's message
+   * @param data the error's `data`, when it has one
+   */
   constructor(
+    /** The JSON-RPC error code. */
     readonly code: number,
     message: string,
+    /** The error's `data`, when it has one. */
     readonly data?: unknown,
   ) {
     super(message);
@@ -25,32 +33,41 @@ export class A2ARequestError extends Error {
   }
 }
 
+/** How `send` and `stream` of the test client shape the message and the request. */
 export interface SendOptions {
   /** A follow-up on this task (input-required / auth-required). */
   taskId?: string;
+  /** The conversation the message belongs to. */
   contextId?: string;
   /** Wait for the turn to end (default true, as the protocol says). */
   blocking?: boolean;
+  /** The rest of the request's `configuration` (accepted output modes, history length, push). */
   configuration?: Omit<MessageSendConfiguration, 'blocking'>;
   /** Extensions to activate (sent as the `X-A2A-Extensions` header). */
   extensions?: string[];
 }
 
+/** A served agent and a small JSON-RPC client for it, as `testAgent` gives them. */
 export interface AgentTestClient {
   /** The server's URL, for requests of your own. */
   readonly url: string;
+  /** The server itself (settings, stats, store). */
   readonly server: A2AServer;
   /** `message/send` with a text (or parts): the task, or the agent's direct reply. */
   send(content: string | Message['parts'], opts?: SendOptions): Promise<Task | Message>;
   /** `message/stream`: every event until the stream ends (the task snapshot first). */
   stream(content: string | Message['parts'], opts?: Omit<SendOptions, 'blocking'>): Promise<StreamEvent[]>;
+  /** `tasks/get`: the task, with the last `historyLength` messages when given. */
   get(taskId: string, historyLength?: number): Promise<Task>;
+  /** `tasks/cancel`: the task as the cancel left it. */
   cancel(taskId: string): Promise<Task>;
+  /** Stops the server at once. */
   close(): Promise<void>;
 }
 
 type RpcAnswer = { result?: unknown; error?: { code: number; message: string; data?: unknown } };
 
+/** Serves `agent` in-process on a free 127.0.0.1 port (memory store, quiet logs) with a client for tests. */
 export async function testAgent(
   agent: AgentDefinition,
   options: Partial<Omit<CreateServerOptions, 'agent'>> = {},

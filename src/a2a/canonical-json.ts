@@ -10,6 +10,7 @@
 
 /** Thrown for a value JSON cannot carry canonically (a non-finite number, a lone surrogate, …). */
 export class CanonicalJsonError extends TypeError {
+  /** The error's name. */
   override readonly name = 'CanonicalJsonError';
 }
 

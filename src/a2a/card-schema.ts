@@ -34,10 +34,12 @@ const modes = z.array(mediaType).min(1, 'must list at least one MIME type');
 
 /** Transport names of A2A v0.3 (wire reference §4.2). */
 export const TransportNameSchema = z.enum(['JSONRPC', 'HTTP+JSON', 'GRPC'], 'must be JSONRPC, HTTP+JSON or GRPC');
+/** A transport a card may name. */
 export type TransportName = z.infer<typeof TransportNameSchema>;
 
 /** One alternative of a `security` list: scheme name -> the scopes it needs (all of them). */
 export const SecurityRequirementSchema = z.record(z.string(), z.array(z.string()));
+/** One alternative of a `security` list: scheme name -> the scopes it needs. */
 export type SecurityRequirement = z.infer<typeof SecurityRequirementSchema>;
 
 const described = { description: z.string().optional() };
@@ -56,6 +58,7 @@ export const HttpSecuritySchemeSchema = z.object({
   bearerFormat: z.string().optional(),
   ...described,
 });
+/** The OAuth2 flows a scheme offers; at least one. */
 export const OAuthFlowsSchema = z
   .object({
     authorizationCode: z.object({ authorizationUrl: httpUrl, tokenUrl: httpUrl, refreshUrl: httpUrl.optional(), scopes }).optional(),
@@ -64,6 +67,7 @@ export const OAuthFlowsSchema = z
     password: z.object({ tokenUrl: httpUrl, refreshUrl: httpUrl.optional(), scopes }).optional(),
   })
   .refine((flows) => Object.values(flows).some((f) => f !== undefined), 'must declare at least one OAuth2 flow');
+/** The OAuth2 flows a scheme offers. */
 export type OAuthFlows = z.infer<typeof OAuthFlowsSchema>;
 export const OAuth2SecuritySchemeSchema = z.object({
   type: z.literal('oauth2'),
@@ -88,17 +92,22 @@ export const SecuritySchemeSchema = z.discriminatedUnion(
   ],
   { error: 'must be a security scheme of type apiKey, http, oauth2, openIdConnect or mutualTLS' },
 );
+/** A card `securitySchemes` entry: apiKey, http, oauth2, openIdConnect or mutualTLS. */
 export type SecurityScheme = z.infer<typeof SecuritySchemeSchema>;
 
+/** Who offers the agent: organization and URL. */
 export const AgentProviderSchema = z.object({ organization: nonBlank, url: httpUrl });
+/** Who offers the agent. */
 export type AgentProvider = z.infer<typeof AgentProviderSchema>;
 
+/** An extension the agent declares: its URI, and whether every request must activate it. */
 export const AgentExtensionSchema = z.object({
   uri: nonBlank.refine((s) => s === s.trim(), 'must not start or end with white space'),
   description: z.string().optional(),
   required: z.boolean().optional(),
   params: z.record(z.string(), z.unknown()).optional(),
 });
+/** An extension the agent declares. */
 export type AgentExtension = z.infer<typeof AgentExtensionSchema>;
 
 export const AgentCapabilitiesSchema = z.object({
@@ -120,21 +129,33 @@ export const AgentSkillSchema = z.object({
   /** Card `security` for this skill (OR of ANDs over the card's `securitySchemes`). */
   security: z.array(SecurityRequirementSchema).optional(),
 });
+/** A skill of the card: what the agent can do, with tags and examples. */
 export type AgentSkill = z.infer<typeof AgentSkillSchema>;
 
-export const AgentInterfaceSchema = z.object({ url: httpUrl, transport: TransportNameSchema });
+/** A gRPC target as clients dial it: `host:port` (an IPv6 host in brackets). */
+const isGrpcTarget = (s: string): boolean => /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/.test(s);
+
+/** A gRPC interface's URL is the target its clients dial (`host:port`) or an http(s) URL. */
+export const AgentInterfaceSchema = z
+  .object({ url: z.string(), transport: TransportNameSchema })
+  .refine((i) => isHttpUrl(i.url) || (i.transport === 'GRPC' && isGrpcTarget(i.url)), {
+    message: 'must be an absolute http:// or https:// URL (or host:port for GRPC)',
+    path: ['url'],
+  });
 
 /** JWS algorithms (RFC 7518 §3.1, RFC 8037 §3.1) a card is signed and verified with: asymmetric only. */
 export const CARD_SIGNING_ALGORITHMS = ['ES256', 'ES384', 'ES512', 'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'EdDSA'] as const;
+/** A JWS algorithm a card is signed with. */
 export type CardSigningAlgorithm = (typeof CARD_SIGNING_ALGORITHMS)[number];
 
-/** RFC 7515 §7.2.1 flattened JWS JSON, its payload detached (Appendix F): the canonical card. */
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
+/** RFC 7515 §7.2.1 flattened JWS JSON, its payload detached (Appendix F): the canonical card. */
 export const AgentCardSignatureSchema = z.object({
   protected: z.string().regex(BASE64URL, 'must be a base64url JWS protected header'),
   signature: z.string().regex(BASE64URL, 'must be a base64url JWS signature'),
   header: z.record(z.string(), z.unknown()).optional(),
 });
+/** One signature of a card: a detached JWS. */
 export type AgentCardSignature = z.infer<typeof AgentCardSignatureSchema>;
 
 /** What an agent's author declares; URLs, transports and the protocol version are the server's. */
@@ -156,6 +177,7 @@ export const AgentCardInfoSchema = z.object({
   /** Default `["text/plain"]`. */
   defaultOutputModes: modes.optional(),
 });
+/** What an agent's author declares of the card. */
 export type AgentCardInfo = z.infer<typeof AgentCardInfoSchema>;
 
 /** Where each security requirement of the card names a scheme the card does not declare. */
@@ -221,6 +243,7 @@ export const AgentCardSchema = z
     checkRequirements(card, ctx);
     checkUnique(card, ctx);
   });
+/** The full agent card as served. */
 export type AgentCard = z.infer<typeof AgentCardSchema>;
 
 /** `card.skills[0].tags` from a zod issue path. */

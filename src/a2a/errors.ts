@@ -11,11 +11,13 @@ export interface ErrorEntry {
   readonly code: number;
   /** A2A type name, sent as `error` in REST bodies so clients can map it (wire §3.5). */
   readonly type: string;
+  /** What the client is told; a detail may follow it after a colon. */
   readonly message: string;
 }
 
 const entry = <Id extends string>(id: Id, code: number, type: string, message: string) => ({ id, code, type, message }) as const;
 
+/** Every failure a client can see, by name: its A2A code, type name and message. */
 // One row per entry reads as the table it is.
 // prettier-ignore
 export const ERRORS = {
@@ -66,12 +68,16 @@ const A2A_ERROR = Symbol.for('a2actor.A2AError');
 
 /** A client-visible failure: always one entry of the table, optionally with detail. */
 export class A2AError extends Error {
+  /** Marks the error as ours across copies of the library (see `isA2AError`). */
   readonly [A2A_ERROR] = true;
+  /** The table entry: code, type name, message. */
   readonly entry: ErrorEntry;
+  /** Sent as the error's `data`. */
   readonly data: unknown;
   /** Extra response headers (e.g. WWW-Authenticate on 401). */
   readonly headers: Readonly<Record<string, string>>;
 
+  /** An error of `entry`, its message followed by `detail` when given. */
   constructor(entry: ErrorEntry, detail?: string, data?: unknown, headers: Record<string, string> = {}) {
     super(detail ? `${entry.message}: ${detail}` : entry.message);
     this.name = 'A2AError';

@@ -2,6 +2,7 @@
 import { requirementsOf } from './gate.js';
 import type { AuthMethod } from './types.js';
 
+/** Several ways in: a caller passes with any one of them (the card lists each as an alternative). */
 export function anyAuth(...methods: AuthMethod[]): AuthMethod {
   if (methods.length === 0) throw new TypeError('anyAuth needs at least one method');
   const securitySchemes: AuthMethod['securitySchemes'] = {};

@@ -3,6 +3,7 @@ import { credentialHeader, staticCredentials, type StaticCredentials } from './c
 import { quoted } from './bearer.js';
 import type { AuthMethod, Principal } from './types.js';
 
+/** What `apiKeyAuth` takes: exactly one of `keys` or `verify`. */
 export interface ApiKeyAuthOptions {
   /** Static keys: key -> principal id (or principal). Compared in constant time. */
   keys?: StaticCredentials;
@@ -12,9 +13,11 @@ export interface ApiKeyAuthOptions {
   header?: string;
   /** The name the card's `securitySchemes` uses for it (default `apiKey`). */
   schemeName?: string;
+  /** The scheme's description on the card. */
   description?: string;
 }
 
+/** An API key in a request header (default `X-API-Key`), from a fixed set or checked by a function. */
 export function apiKeyAuth(options: ApiKeyAuthOptions): AuthMethod {
   const { keys, verify } = options;
   if ((keys === undefined) === (verify === undefined)) throw new TypeError('apiKeyAuth needs exactly one of `keys` or `verify`');

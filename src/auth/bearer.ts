@@ -2,6 +2,7 @@
 import { bearerToken, staticCredentials, type StaticCredentials } from './credentials.js';
 import type { AuthMethod, Principal } from './types.js';
 
+/** What `bearerAuth` takes: exactly one of `tokens` or `verify`. */
 export interface BearerAuthOptions {
   /** Static tokens: token -> principal id (or principal). Compared in constant time. */
   tokens?: StaticCredentials;
@@ -11,6 +12,7 @@ export interface BearerAuthOptions {
   schemeName?: string;
   /** Card `bearerFormat` hint, e.g. `JWT`. */
   bearerFormat?: string;
+  /** The scheme's description on the card. */
   description?: string;
   /** `realm` of the `WWW-Authenticate` challenge (default `a2a`). */
   realm?: string;
@@ -19,6 +21,7 @@ export interface BearerAuthOptions {
 /** Quoted-string for a challenge parameter (RFC 9110 §5.6.4). */
 export const quoted = (text: string): string => `"${text.replace(/["\\]/g, '\\$&')}"`;
 
+/** `Authorization: Bearer <token>` checked against a fixed set of tokens or by a function. */
 export function bearerAuth(options: BearerAuthOptions): AuthMethod {
   const { tokens, verify } = options;
   if ((tokens === undefined) === (verify === undefined)) throw new TypeError('bearerAuth needs exactly one of `tokens` or `verify`');

@@ -21,10 +21,26 @@ import type { AuthMethod, OAuthFlows, Principal, SecurityScheme } from './types.
  * discovery URL, or OAuth2 flows.
  */
 export type JwtCardScheme =
-  | { type: 'bearer' }
-  | { type: 'openIdConnect'; openIdConnectUrl: string }
-  | { type: 'oauth2'; flows: OAuthFlows; oauth2MetadataUrl?: string };
+  | {
+      /** http Bearer with `bearerFormat: JWT`. */
+      type: 'bearer';
+    }
+  | {
+      /** OpenID Connect. */
+      type: 'openIdConnect';
+      /** The issuer's discovery document. */
+      openIdConnectUrl: string;
+    }
+  | {
+      /** OAuth2. */
+      type: 'oauth2';
+      /** The flows that issue the tokens. */
+      flows: OAuthFlows;
+      /** The authorization server's metadata (RFC 8414). */
+      oauth2MetadataUrl?: string;
+    };
 
+/** What `jwtAuth` takes: exactly one of `jwksUrl` or `key`. */
 export interface JwtAuthOptions {
   /** Where the issuer publishes its public keys (e.g. `https://issuer/.well-known/jwks.json`). */
   jwksUrl?: string | URL;
@@ -48,6 +64,7 @@ export interface JwtAuthOptions {
   card?: JwtCardScheme;
   /** The card's name for the scheme (default `bearer`, `oidc` or `oauth2` by card type). */
   schemeName?: string;
+  /** The scheme's description on the card. */
   description?: string;
   /** `realm` of the `WWW-Authenticate` challenge (default `a2a`). */
   realm?: string;
@@ -194,6 +211,7 @@ function acceptedAlgorithms(listed: string[] | undefined, symmetric: boolean, ke
   return algorithms;
 }
 
+/** JWT access tokens (OAuth2, OpenID Connect) verified against a JWKS URL or one key. */
 export function jwtAuth(options: JwtAuthOptions): AuthMethod {
   if (typeof options !== 'object' || options === null) throw invalid('options are required');
   if ((options.jwksUrl === undefined) === (options.key === undefined))

@@ -18,7 +18,9 @@ import type {
 
 /** The incoming HTTP request as an authenticator or extended-card provider sees it. */
 export interface IncomingRequest {
+  /** The HTTP method, upper case. */
   method: string;
+  /** The path, without the query (under a mount, relative to the mount path). */
   path: string;
   /** Lower-cased header names. */
   headers: Readonly<Record<string, string>>;
@@ -35,6 +37,7 @@ export type { OAuthFlows, SecurityRequirement, SecurityScheme };
 
 /** Who a request is served for. Tasks record the `id` of the principal that created them. */
 export interface Principal {
+  /** Stable and unique per caller: tasks are kept per id. */
   readonly id: string;
   /** What the authenticator learnt (JWT claims, a user record, …), for the handler. */
   readonly claims?: Readonly<Record<string, unknown>>;
@@ -72,6 +75,7 @@ export interface AuthMethod {
   securitySchemes: Record<string, SecurityScheme>;
   /** Card `security` (OR of ANDs); default: any one of `securitySchemes`. */
   security?: SecurityRequirement[];
+  /** Finds the caller of a request, or refuses it. */
   authenticate: Authenticator;
   /** `WWW-Authenticate` challenges sent with a 401 (e.g. `Bearer realm="a2a"`). */
   challenges?: string[];

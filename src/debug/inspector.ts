@@ -28,10 +28,10 @@ const MAX_PENDING_EVENTS = 1_000;
 
 export async function connectInspector(url: string, logger: Logger): Promise<TaskInspector> {
   // Optional peers: only `--inspect` needs them.
-  const install = '@statelyai/inspect ws';
+  const install = ['@statelyai/inspect', 'ws'];
   const [{ createInspector }, { WebSocket }] = await Promise.all([
-    loadBackend(() => import('@statelyai/inspect'), '@statelyai/inspect', '--inspect', install),
-    loadBackend(() => import('ws'), 'ws', '--inspect', install),
+    loadBackend(() => import('@statelyai/inspect'), install, '--inspect'),
+    loadBackend(() => import('ws'), install, '--inspect'),
   ]);
   let socket: InstanceType<typeof WebSocket> | undefined;
   let retry: NodeJS.Timeout | undefined;

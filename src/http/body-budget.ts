@@ -41,7 +41,9 @@ export const NO_PLACE = (): void => {};
 
 /** What the budget holds now: large bodies waiting for their turn, and bytes of large bodies in flight. */
 export interface BodyBudgetStats {
+  /** Large bodies waiting for their turn. */
   waiting: number;
+  /** Bytes of large bodies being read or parsed. */
   inFlightBytes: number;
 }
 

@@ -68,7 +68,7 @@ export function createBodyIntake(opts: BodyIntakeOptions) {
       request.wire.readBody(
         maxBodyBytes,
         (body) => request.dispatch(body, verdict),
-        () => request.refuse(tooLarge(maxBodyBytes)),
+        (why) => request.refuse(why ?? tooLarge(maxBodyBytes)),
       );
       return;
     }
@@ -77,10 +77,10 @@ export function createBodyIntake(opts: BodyIntakeOptions) {
       leave();
       request.refuse(bodyLate(limits.readTimeoutMs));
     }, limits.readTimeoutMs).unref();
-    const over = (): void => {
+    const over = (why?: A2AError): void => {
       clearTimeout(late);
       leave();
-      request.refuse(tooLarge(maxBodyBytes));
+      request.refuse(why ?? tooLarge(maxBodyBytes));
     };
     const done = (body: Buffer): void => {
       clearTimeout(late);

@@ -69,6 +69,7 @@ export interface HttpOptions extends ExchangeOptions {
   port: number;
 }
 
+/** Which front end serves: native uWebSockets.js, node:http, or none (mounted only). */
 export type FrontEndKind = 'uws' | 'node' | 'none';
 
 /** A listening front end. */

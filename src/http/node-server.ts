@@ -19,6 +19,7 @@ import {
   type WireRequest,
   type WireResponse,
 } from './exchange.js';
+import { withReadBody } from './parsed-body.js';
 
 /** Request headers in all, bytes. */
 const MAX_HEADER_BYTES = 64 * 1024;
@@ -170,7 +171,7 @@ export function nodeHandler(opts: Omit<HttpOptions, 'host' | 'port'>, fallbackHo
   const handler: NodeRequestHandler = (req, res) => {
     const expressBase = (req as IncomingMessage & { baseUrl?: unknown }).baseUrl;
     const mountPath = fixed ?? (typeof expressBase === 'string' ? expressBase.replace(/\/+$/, '') : '');
-    exchange.handle(wireRequest(req, mountPath), new NodeWireResponse(res));
+    exchange.handle(withReadBody(wireRequest(req, mountPath), req, opts.logger), new NodeWireResponse(res));
   };
   return { handler, exchange };
 }

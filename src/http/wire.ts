@@ -1,4 +1,5 @@
 /** The two small interfaces every front end adapts its sockets to (uWS has these shapes already). */
+import type { A2AError } from '../a2a/errors.js';
 
 /** What an answer is written through (uWS's HttpResponse has exactly this shape). */
 export interface WireResponse {
@@ -27,8 +28,11 @@ export interface WireRequest {
   contentLengths: number;
   /** Lower-cased names of the headers sent more than once (undefined: none was). */
   repeatedHeaders?: string[] | undefined;
-  /** Collects the body; past `max` bytes calls `over` instead (and reads no more). */
-  readBody(max: number, done: (body: Buffer) => void, over: () => void): void;
+  /**
+   * Collects the body; past `max` bytes calls `over` instead (and reads no more). `over` gets
+   * the error when the body cannot be had for another reason (a host app read it: parsed-body.ts).
+   */
+  readBody(max: number, done: (body: Buffer) => void, over: (why?: A2AError) => void): void;
   /**
    * Reads no more of the body until `readBody` is called (a check of the headers is still
    * under way). What already arrived with the headers is kept for `readBody`; nothing else is.

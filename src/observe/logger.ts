@@ -9,13 +9,20 @@ import { context, trace } from '@opentelemetry/api';
 import { pino, stdTimeFunctions, destination, type Logger as PinoLogger } from 'pino';
 import { currentScope } from './scope.js';
 
+/** The lowest level written; `silent` writes nothing. */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 
+/** Writes one JSON line per event: `event` is its dotted name, `fields` its facts. */
 export interface Logger {
+  /** Per request and per transition: off unless asked for. */
   debug(event: string, fields?: Record<string, unknown>): void;
+  /** Start, stop and refused requests. */
   info(event: string, fields?: Record<string, unknown>): void;
+  /** Something an operator should look at; the server goes on. */
   warn(event: string, fields?: Record<string, unknown>): void;
+  /** A failure, with its stack in `fields`. */
   error(event: string, fields?: Record<string, unknown>): void;
+  /** The level this logger writes from. */
   readonly level: LogLevel;
 }
 
@@ -57,6 +64,7 @@ function scopeFields(): Record<string, string> {
   return out;
 }
 
+/** A logger writing JSON lines to stderr (or to `write`, one line per call) from `level` up. */
 export function createLogger(level: LogLevel = 'info', write?: (line: string) => void): Logger {
   const p: PinoLogger = pino(
     {

@@ -7,8 +7,8 @@
 import { Buckets, renderFamilies, type Family, type Labels, type Tally } from './exposition.js';
 import { processMetricsText } from './process-metrics.js';
 
-/** How a request came in: JSON-RPC at `POST /`, REST under /v1, or the discovery card. */
-export type Transport = 'jsonrpc' | 'rest' | 'card';
+/** How a request came in: JSON-RPC at `POST /`, REST under /v1, the discovery card, or gRPC. */
+export type Transport = 'jsonrpc' | 'rest' | 'card' | 'grpc';
 /**
  * A webhook delivery's end, `retried` for an attempt that failed and is tried again, or
  * `replaced` for a waiting delivery a newer state of its task made unneeded (never sent).
@@ -24,6 +24,8 @@ export interface Metrics {
   taskEntered(state: string): void;
   /** The agent's handler ran one turn of a task for this long. */
   turnDone(seconds: number): void;
+  /** A turn ran past SERVICE_TURN_TIMEOUT and its task was failed. */
+  turnTimedOut(): void;
   sseEventWritten(): void;
   /** A stream was closed because its reader fell too far behind. */
   sseStreamCut(): void;
@@ -46,6 +48,7 @@ export const NO_METRICS: Metrics = {
   requestDone: noop,
   taskEntered: noop,
   turnDone: noop,
+  turnTimedOut: noop,
   sseEventWritten: noop,
   sseStreamCut: noop,
   replayServed: noop,
@@ -118,6 +121,7 @@ export function createMetrics(): ServerMetrics {
   const requests = new Map<Transport, Map<string, RequestSeries>>();
   const transitions = tallies(TASK_STATES);
   const turns = new Buckets();
+  const turnTimeouts = { n: 0 };
   const sse = { events: { n: 0 }, cut: { n: 0 } };
   const replays = tallies(['log', 'snapshot']);
   const push = tallies(['delivered', 'retried', 'refused_url', 'failed', 'replaced']);
@@ -179,6 +183,12 @@ export function createMetrics(): ServerMetrics {
         help: "Time the agent's handler ran for one turn of a task.",
         type: 'histogram',
         series: [{ labels: {}, buckets: turns }],
+      },
+      {
+        name: 'a2actor_task_turn_timeouts_total',
+        help: 'Turns that ran past the time limit (SERVICE_TURN_TIMEOUT): each failed its task.',
+        type: 'counter',
+        series: one(turnTimeouts.n),
       },
       { name: 'a2actor_tasks_live', help: 'Tasks with a turn in progress in this process.', type: 'gauge', series: one(g.liveTasks) },
       {
@@ -284,6 +294,9 @@ export function createMetrics(): ServerMetrics {
     },
     turnDone(seconds) {
       turns.observe(seconds);
+    },
+    turnTimedOut() {
+      turnTimeouts.n++;
     },
     sseEventWritten() {
       sse.events.n++;

@@ -29,10 +29,10 @@ const JSON_EXPORTER = '@opentelemetry/exporter-trace-otlp-http';
 /** The setting that asked for the SDK, and every package it needs (named all at once when one is missing). */
 interface Need {
   what: string;
-  install: string;
+  packages: readonly string[];
 }
 
-const sdkPackage = <T>(load: () => Promise<T>, pkg: string, need: Need): Promise<T> => loadBackend(load, pkg, need.what, need.install);
+const sdkPackage = <T>(load: () => Promise<T>, need: Need): Promise<T> => loadBackend(load, need.packages, need.what);
 
 const list = (value: string | undefined): string[] =>
   (value ?? '')
@@ -47,10 +47,10 @@ function otlpProtocol(env: NodeJS.ProcessEnv): string {
 async function otlpExporter(env: NodeJS.ProcessEnv, wanted: Need): Promise<SpanExporter> {
   const protocol = otlpProtocol(env);
   if (protocol === 'http/protobuf') {
-    return new (await sdkPackage(() => import('@opentelemetry/exporter-trace-otlp-proto'), PROTO, wanted)).OTLPTraceExporter();
+    return new (await sdkPackage(() => import('@opentelemetry/exporter-trace-otlp-proto'), wanted)).OTLPTraceExporter();
   }
   if (protocol === 'http/json') {
-    return new (await sdkPackage(() => import('@opentelemetry/exporter-trace-otlp-http'), JSON_EXPORTER, wanted)).OTLPTraceExporter();
+    return new (await sdkPackage(() => import('@opentelemetry/exporter-trace-otlp-http'), wanted)).OTLPTraceExporter();
   }
   throw new Error(`OTEL_EXPORTER_OTLP_PROTOCOL=${protocol} is not supported: use http/protobuf or http/json`);
 }
@@ -60,8 +60,8 @@ export async function setupTracingFromEnv(env: NodeJS.ProcessEnv = process.env, 
   const names = list(env.OTEL_TRACES_EXPORTER).filter((n) => n !== 'none');
   if (names.length === 0 || env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return undefined;
   const otlpPackage = names.includes('otlp') ? [otlpProtocol(env) === 'http/json' ? JSON_EXPORTER : PROTO] : [];
-  const wanted: Need = { what: `OTEL_TRACES_EXPORTER=${names.join(',')}`, install: [...SDK, ...otlpPackage].join(' ') };
-  const sdk = await sdkPackage(() => import('@opentelemetry/sdk-trace-node'), SDK[0], wanted);
+  const wanted: Need = { what: `OTEL_TRACES_EXPORTER=${names.join(',')}`, packages: [...SDK, ...otlpPackage] };
+  const sdk = await sdkPackage(() => import('@opentelemetry/sdk-trace-node'), wanted);
   const exporters: SpanExporter[] = [];
   for (const name of names) {
     if (name === 'otlp') exporters.push(await otlpExporter(env, wanted));
@@ -70,7 +70,6 @@ export async function setupTracingFromEnv(env: NodeJS.ProcessEnv = process.env, 
   }
   const { defaultResource, detectResources, envDetector, resourceFromAttributes } = await sdkPackage(
     () => import('@opentelemetry/resources'),
-    SDK[1],
     wanted,
   );
   // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES (the env detector) win over our defaults.

@@ -61,7 +61,7 @@ function endSpan(span: Span, req: ObservedRequest, facts: Scope & RequestFacts, 
     'a2a.method': facts.operation,
     'a2a.transport': facts.transport,
   });
-  if (facts.transport === 'jsonrpc') span.setAttribute('rpc.system', 'jsonrpc');
+  if (facts.transport === 'jsonrpc' || facts.transport === 'grpc') span.setAttribute('rpc.system', facts.transport);
   if (facts.taskId) span.setAttribute('a2a.task_id', facts.taskId);
   if (facts.contextId) span.setAttribute('a2a.context_id', facts.contextId);
   if (reply?.refused) span.setAttributes({ 'a2a.error.code': reply.refused.code, 'rpc.jsonrpc.error_code': reply.refused.code });

@@ -10,8 +10,8 @@ import type { Span } from '@opentelemetry/api';
 
 /** What an A2A request turned out to be: the protocol layer's match of it carries these. */
 export interface RequestFacts {
-  /** `card` for the discovery card, which belongs to neither transport. */
-  transport: 'jsonrpc' | 'rest' | 'card';
+  /** `card` for the discovery card, which belongs to no transport; `grpc` for the gRPC listener. */
+  transport: 'jsonrpc' | 'rest' | 'card' | 'grpc';
   /** The A2A operation (`message/send`, `tasks/get`, `health`), `unknown` for anything else: never client text. */
   operation: string;
   /** The task the request names, when it names one. */

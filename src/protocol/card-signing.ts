@@ -10,6 +10,7 @@ import type { AgentCardSignature } from '../a2a/card-schema.js';
 import { canonicalJson } from '../a2a/canonical-json.js';
 import { signingKeyOf, type CardSigningAlgorithm, type SigningKeyInput } from './signing-key.js';
 
+/** How the server signs the cards it serves (`createServer({ cardSigning })`). */
 export interface CardSigningOptions {
   /**
    * The private key: PEM text (PKCS#8, SEC1 or PKCS#1), a JWK (object or JSON text), the path of

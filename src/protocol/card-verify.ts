@@ -22,7 +22,24 @@ import { unsignedCard } from './card-signing.js';
 /** A public key (PEM SPKI text, KeyObject, CryptoKey or JWK), or a JWKS whose key is picked by `kid`. */
 export type CardVerificationKey = string | KeyObject | CryptoKey | JWK | JSONWebKeySet;
 
-export type CardVerification = { valid: true; alg: string; kid?: string; jku?: string } | { valid: false; reason: string };
+/** What `verifyAgentCard` found: a signature that checks, with its header, or why none does. */
+export type CardVerification =
+  | {
+      /** A signature checked with the key. */
+      valid: true;
+      /** Its algorithm. */
+      alg: string;
+      /** Its protected header's `kid`. */
+      kid?: string;
+      /** Its protected header's `jku`. */
+      jku?: string;
+    }
+  | {
+      /** No signature checked with the key. */
+      valid: false;
+      /** Why, for people: unsigned, malformed, altered, or another key. */
+      reason: string;
+    };
 
 const isCryptoKey = (key: unknown): key is CryptoKey =>
   typeof key === 'object' && key !== null && (key as { [Symbol.toStringTag]?: unknown })[Symbol.toStringTag] === 'CryptoKey';

@@ -14,6 +14,8 @@ export interface CardOptions {
   /** Every flag decided; `extensions` only when the agent declares some. */
   capabilities: Required<Omit<AgentCapabilities, 'extensions'>> & Pick<AgentCapabilities, 'extensions'>;
   preferredTransport: Transport;
+  /** The gRPC listener's target (`host:port`) when gRPC is on: the card lists it as a `GRPC` interface. */
+  grpcTarget?: string | undefined;
 }
 
 export function buildCard(opts: CardOptions, baseUrl: string): AgentCard {
@@ -28,6 +30,7 @@ export function buildCard(opts: CardOptions, baseUrl: string): AgentCard {
     additionalInterfaces: [
       { url: baseUrl, transport: opts.preferredTransport },
       { url: baseUrl, transport: other },
+      ...(opts.grpcTarget !== undefined ? [{ url: opts.grpcTarget, transport: 'GRPC' as const }] : []),
     ],
     version: card.version,
     ...(card.provider !== undefined ? { provider: card.provider } : {}),

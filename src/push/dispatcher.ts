@@ -74,6 +74,7 @@ export interface PushBody {
   encode(task: Task): string;
 }
 
+/** What webhook delivery holds now. */
 export interface PushStats {
   /** Delivery workers alive (one per config with recent or pending work). */
   workers: number;

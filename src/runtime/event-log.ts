@@ -21,6 +21,7 @@ import { eventJson, pack, PackedLog, type LoggedEvent } from './packed-log.js';
 
 export { eventJson, type LoggedEvent };
 
+/** Called with each event appended to a task's log. */
 export type EventListener = (entry: LoggedEvent) => void;
 
 /** Metadata key of a task's newest event number: a snapshot with it reflects events up to it. */
@@ -32,6 +33,7 @@ export function eventSeqOf(task: Task): number {
   return typeof seq === 'number' && Number.isSafeInteger(seq) && seq > 0 ? seq : 0;
 }
 
+/** What an event log holds now, for leak checks and `server.stats()`. */
 export interface EventLogStats {
   /** Logs in memory. */
   logs: number;
@@ -53,6 +55,10 @@ export interface EventLogByteLimits {
   retained?: number;
 }
 
+/**
+ * Each task's stream events, numbered, for live subscribers and `Last-Event-ID` replay: in
+ * memory (`MemoryEventLog`) or shared by replicas through Redis Streams.
+ */
 export interface TaskEventLog {
   /**
    * A turn of the task starts: its events are numbered after `afterSeq` (the task's stored
@@ -60,6 +66,7 @@ export interface TaskEventLog {
    * turn, so keep its events for replay after it ends.
    */
   open(taskId: string, opts: { afterSeq: number; watched: boolean }): void;
+  /** Adds an event to the task's log and tells its listeners; returns the event's number. */
   append(taskId: string, event: StreamEvent): number;
   /** Sequence number of the newest event (0 when the log holds none). */
   lastSeq(taskId: string): number;
@@ -76,7 +83,9 @@ export interface TaskEventLog {
    * them; `discard` drops them at once (a task replaced by a direct reply).
    */
   close(taskId: string, opts?: { discard?: boolean }): void;
+  /** What the log holds now. */
   stats(): EventLogStats;
+  /** Stops its timers and drops every log: the server is closing. */
   dispose(): void;
   /**
    * Makes a task's events readable here although another replica may run it (logs shared
@@ -122,6 +131,7 @@ const bytesOf = (ring: readonly LoggedEvent[]): number => {
   return bytes;
 };
 
+/** The event log of one process: a bounded ring per task, kept a while after each turn ends. */
 export class MemoryEventLog implements TaskEventLog {
   /**
    * Logs held as objects: turns that run, logs someone listens to (and the rare retained log
@@ -152,6 +162,7 @@ export class MemoryEventLog implements TaskEventLog {
   private readonly maxRetainedBytes: number;
 
   /**
+   * An empty log with these bounds.
    * @param capacity events kept per task (SERVICE_EVENT_REPLAY; 0 = no replay)
    * @param retentionMs how long a paused or ended task's events stay replayable (SERVICE_EVENT_RETENTION)
    * @param bytes bounds on the JSON the logs keep (SERVICE_EVENT_REPLAY_MAX_BYTES, SERVICE_EVENT_RETAINED_MAX_BYTES)
@@ -408,6 +419,7 @@ export class MemoryEventLog implements TaskEventLog {
     if (this.logs.get(taskId) === log) this.logs.delete(taskId);
   }
 
+  /** What the log holds now. */
   stats(): EventLogStats {
     let subscribers = 0;
     let retained = 0;
@@ -426,6 +438,7 @@ export class MemoryEventLog implements TaskEventLog {
     };
   }
 
+  /** Stops the expiry timer and drops every log. */
   dispose(): void {
     if (this.sweepTimer) clearTimeout(this.sweepTimer);
     this.sweepTimer = undefined;

@@ -14,8 +14,11 @@
  */
 import type { StreamEvent } from '../a2a/schemas.js';
 
+/** One event of a task's log, with its number. */
 export interface LoggedEvent {
+  /** The event's number: `id:` on the stream, what `Last-Event-ID` names. */
   readonly seq: number;
+  /** The event itself. */
   readonly event: StreamEvent;
   /**
    * The event's JSON text, once made: a stream's frame makes it, and the packing and a replay's

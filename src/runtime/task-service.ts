@@ -36,7 +36,7 @@ export interface TaskServiceOptions {
   store: TaskStore;
   events: TaskEventLog;
   settings: Pick<Settings, 'blockingTimeout' | 'cancelForceTimeout' | 'cancelGrace' | 'progressFlushInterval' | 'storeRetryWindow'> &
-    Partial<Pick<Settings, 'maxLiveTasksPerCaller'>>;
+    Partial<Pick<Settings, 'maxLiveTasksPerCaller' | 'turnTimeout'>>;
   logger: Logger;
   /**
    * Which replica runs which task, and cancel requests between replicas. Default: this process
@@ -110,6 +110,7 @@ export class TaskService {
       transitionListeners: this.transitionListeners,
       metrics: this.metrics,
       ...(opts.sizeLimits ? { sizeLimits: opts.sizeLimits } : {}),
+      turnTimeout: opts.settings.turnTimeout,
     });
     this.effects = effects;
     this.startActor = taskActorStarter({
@@ -176,8 +177,13 @@ export class TaskService {
   }
 
   /** Counters for leak checks and metrics. */
-  stats(): { liveTasks: number; runningActors: number; pendingFlushes: number } {
-    return { liveTasks: this.live.size, runningActors: this.live.runningActors, pendingFlushes: this.writer.pendingFlushes };
+  stats(): { liveTasks: number; runningActors: number; pendingFlushes: number; turnDeadlines: number } {
+    return {
+      liveTasks: this.live.size,
+      runningActors: this.live.runningActors,
+      pendingFlushes: this.writer.pendingFlushes,
+      turnDeadlines: this.effects.limit?.pending ?? 0,
+    };
   }
 
   /** The write that makes a running task findable before its id is handed out (task-writes.ts). */

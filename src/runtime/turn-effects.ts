@@ -22,6 +22,7 @@ import { transitionsOf } from './task-records.js';
 import { agentMessage, applyArtifactChunk } from './task-views.js';
 import type { TaskWriter } from './task-writes.js';
 import { TurnEnds } from './turn-end.js';
+import { turnLimitOf, type TurnLimit } from './turn-limit.js';
 import { turnTransition, withTurn } from '../observe/turns.js';
 import { NO_METRICS, type Metrics } from '../observe/metrics.js';
 
@@ -31,6 +32,8 @@ const isThenable = (value: unknown): value is PromiseLike<unknown> =>
   typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
 
 const HANDLER_FAILED = 'The agent failed while handling this task.';
+const timedOut = (seconds: number): string =>
+  `The agent's turn ran past the server's time limit of ${seconds} s (setting turnTimeout, SERVICE_TURN_TIMEOUT); the task was marked failed.`;
 
 export interface TurnEffectsDeps {
   agent: AgentDefinition;
@@ -44,6 +47,8 @@ export interface TurnEffectsDeps {
   metrics?: Metrics;
   /** What the agent's output may add to a task (size-limits.ts); default none. */
   sizeLimits?: SizeLimits;
+  /** Seconds one turn of the handler may run (SERVICE_TURN_TIMEOUT); 0 or absent: no limit. */
+  turnTimeout?: number;
 }
 
 export class TurnEffects {
@@ -51,13 +56,16 @@ export class TurnEffects {
   readonly driver: AgentContextDriver;
   /** How turns end and tasks leave memory. */
   readonly ends: TurnEnds;
+  /** The turn's time limit; undefined when there is none. */
+  readonly limit: TurnLimit<LiveTask> | undefined;
   private readonly publisher: StatusPublisher;
   private readonly metrics: Metrics;
 
   constructor(private readonly deps: TurnEffectsDeps) {
     this.metrics = deps.metrics ?? NO_METRICS;
     this.publisher = new StatusPublisher(deps.events, deps.transitionListeners, deps.logger);
-    this.ends = new TurnEnds({ ...deps, publisher: this.publisher });
+    this.limit = turnLimitOf<LiveTask>(deps.turnTimeout, (live) => this.turnTimedOut(live));
+    this.ends = new TurnEnds({ ...deps, publisher: this.publisher, limit: this.limit });
     this.driver = {
       agentEvent: (live, event) => this.agentEvent(live, event),
       reply: (live, message) => this.reply(live, message),
@@ -75,6 +83,7 @@ export class TurnEffects {
     const live = this.deps.live.get(taskId);
     if (!live) return undefined;
     const context = createAgentContext(live, this.driver);
+    this.limit?.started(live);
     const started = performance.now();
     let result: Promise<void> | void;
     try {
@@ -95,11 +104,34 @@ export class TurnEffects {
 
   private turnSettled(live: LiveTask, context: AgentContext, started: number, failed: boolean, err: unknown): void {
     const settled = failed ? 'AGENT_FAILED' : continuesInBackground(context) ? 'AGENT_DETACHED' : 'AGENT_DONE';
+    this.limit?.ended(live);
     const failure = failed && !live.cancelRequested ? this.failureOf(live, err) : undefined;
     this.metrics.turnDone((performance.now() - started) / 1000);
-    // After a terminal call the machine has already left `working`: nothing to report.
+    // After a terminal call (or the time limit) the machine has already left `working`: nothing to report.
     if (!live.accepts(settled)) return;
     live.actor.send(settled === 'AGENT_FAILED' ? { type: settled, message: failure } : { type: settled });
+  }
+
+  /**
+   * The turn ran past its limit: the machine fails the task and fires the handler's signal; what
+   * the handler does afterwards finds the task ended. Called from the limit's timer: nothing
+   * thrown here may escape (it would end the process), so it fails the one task instead.
+   */
+  private turnTimedOut(live: LiveTask): void {
+    const limit = this.limit;
+    if (limit === undefined || !live.accepts('TURN_TIMEOUT')) return;
+    try {
+      this.deps.logger.warn('agent.turn_timeout', {
+        taskId: live.id,
+        contextId: live.task.contextId,
+        ...(live.caller ? { principal: live.caller.principal.id } : {}),
+        turnTimeout: limit.seconds,
+      });
+      this.metrics.turnTimedOut();
+      live.actor.send({ type: 'TURN_TIMEOUT', message: agentMessage(timedOut(limit.seconds), live.id, live.task.contextId) });
+    } catch (err) {
+      this.ends.turnBroke(live.id, err);
+    }
   }
 
   /**
@@ -140,7 +172,9 @@ export class TurnEffects {
   }
 
   private reply(live: LiveTask, message: Message): void {
-    if (!live.run.isRunning) return;
+    // An ended task takes no reply, even in the moment before its final write begins (a handler
+    // answering its signal after the time limit failed the task would otherwise replace it).
+    if (!live.run.isRunning || isTerminalState(live.task.status.state)) return;
     const { taskId: _t, ...direct } = message;
     // A direct reply replaces a hidden task (nothing else saw it); a task already known to the
     // client is completed by it.

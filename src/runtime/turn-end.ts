@@ -20,6 +20,7 @@ import type { TaskOwnership } from './task-ownership.js';
 import { markFailed } from './task-records.js';
 import { agentMessage, statusEvent } from './task-views.js';
 import type { TaskWriter } from './task-writes.js';
+import type { TurnLimit } from './turn-limit.js';
 
 const RUNTIME_FAILED = 'The server failed while handling this task; it was marked failed.';
 
@@ -30,6 +31,8 @@ export interface TurnEndDeps {
   ownership: TaskOwnership;
   publisher: StatusPublisher;
   logger: Logger;
+  /** The turn's time limit, if any: a task that leaves memory drops its turn's deadline. */
+  limit?: TurnLimit<LiveTask> | undefined;
 }
 
 export class TurnEnds {
@@ -229,6 +232,8 @@ export class TurnEnds {
 
   /** The actor stops and the task leaves memory. */
   release(live: LiveTask): void {
+    // A terminal call ended the task while its handler still runs: the limit has nothing left to end.
+    this.deps.limit?.ended(live);
     traceTurnEnd(live, live.task.status.state);
     this.deps.writer.cancelFlush(live);
     this.deps.live.release(live);

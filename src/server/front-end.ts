@@ -18,15 +18,25 @@ import type { TaskService } from '../runtime/task-service.js';
 import type { BackendsStage } from './backends.js';
 import type { PushStage } from './runtime.js';
 
+/** Live counters of a server, for leak checks and metrics. */
 export interface ServerStats {
+  /** Tasks with a turn in progress. */
   liveTasks: number;
+  /** Task actors running. */
   runningActors: number;
+  /** Tasks whose coalesced progress write is due or under way. */
   pendingFlushes: number;
+  /** Turns with a time limit (SERVICE_TURN_TIMEOUT) still counting. */
+  turnDeadlines: number;
+  /** Tasks whose events the event log holds. */
   eventLogs: number;
+  /** Listeners of task events (streams, subscribes, blocking sends). */
   subscribers: number;
+  /** SSE streams open now. */
   openStreams: number;
   /** Large bodies waiting for the body budget, and their bytes in flight (listener and mounts). */
   bodyBudget: BodyBudgetStats;
+  /** Which front end serves. */
   frontEnd: HttpServer['frontEnd'];
   /** Webhook delivery: workers, queued deliveries, attempts in flight. */
   push: PushStats;

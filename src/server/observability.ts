@@ -9,6 +9,7 @@ import { setupDebug, type DebugSurfaces } from '../debug/index.js';
 import type { Logger } from '../log.js';
 import { createMetrics, type ServerMetrics } from '../observe/metrics.js';
 
+/** An observer of every task actor: an XState observer, or a function taking each inspection event. */
 export type Inspector = Observer<InspectionEvent> | ((event: InspectionEvent) => void);
 
 export interface ObservabilityStage {

@@ -27,6 +27,7 @@ const LARGE_TEXT = 64 * 1024;
 
 const stateCode = new Map<TaskState, number>(TASK_STATES.map((s, i) => [s, i]));
 
+/** Tasks in this process, finished ones packed as UTF-8 outside the JS heap; gone at exit. */
 export class MemoryTaskStore implements TaskStore {
   readonly description = 'memory';
   readonly keepsTasksInProcess = true;
@@ -157,6 +158,7 @@ export class MemoryTaskStore implements TaskStore {
     return byContext;
   }
 
+  /** One page of tasks, newest first. */
   async listTasks(query: TaskListQuery): Promise<TaskPage> {
     const after = query.statusTimestampAfter === undefined ? undefined : Date.parse(query.statusTimestampAfter);
     const wanted = query.status === undefined ? undefined : stateCode.get(query.status);
@@ -240,14 +242,17 @@ export class MemoryTaskStore implements TaskStore {
     this.pushConfigs.save(taskId, config);
   }
 
+  /** The task's push configs, in creation order. */
   async listPushConfigs(taskId: string): Promise<StoredPushConfig[]> {
     return this.pushConfigs.list(taskId);
   }
 
+  /** Removes one push config; false when there was none. */
   async deletePushConfig(taskId: string, configId: string): Promise<boolean> {
     return this.pushConfigs.delete(taskId, configId);
   }
 
+  /** Nothing to release. */
   async close(): Promise<void> {}
 }
 

@@ -8,6 +8,7 @@ import { SqliteTaskStore, type SqliteStoreOptions } from './sqlite.js';
 import type { TaskStore } from './types.js';
 import { loadBackend } from '../load-backend.js';
 
+/** The store a `store` setting names: `memory`, `memory-plain`, `sqlite:<path>` or `postgres://…`. */
 export async function openStore(
   spec: string,
   opts: { sqliteSynchronous?: SqliteStoreOptions['synchronous']; sqliteDriver?: SqliteStoreOptions['driver'] } = {},

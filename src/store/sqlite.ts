@@ -93,6 +93,7 @@ interface SummaryRow {
   artifacts_bytes: number;
 }
 
+/** Tasks in one SQLite file (WAL), durable across restarts; one process per file. */
 export class SqliteTaskStore implements TaskStore {
   readonly description: string;
   /** Which driver opened the file (SERVICE_SQLITE_DRIVER). */
@@ -102,6 +103,7 @@ export class SqliteTaskStore implements TaskStore {
   /** The task, its summary and its idempotency record in one transaction (one WAL commit). */
   private readonly save: (row: TaskRow, summary: StoredSummary, key: MessageKey | undefined) => void;
 
+  /** Opens (or creates and migrates) the database at `path`. */
   constructor(path: string, opts: SqliteStoreOptions = {}) {
     this.description = `sqlite:${path}`;
     const driver = typeof opts.driver === 'object' ? opts.driver : sqliteDriver(opts.driver ?? 'auto');
@@ -200,6 +202,7 @@ export class SqliteTaskStore implements TaskStore {
     this.save(row, storedSummary(task, body), messageKey);
   }
 
+  /** One page of tasks, newest first. */
   async listTasks(query: TaskListQuery): Promise<TaskPage> {
     const where: string[] = [];
     const args: Record<string, string | number> = {};
@@ -281,10 +284,12 @@ export class SqliteTaskStore implements TaskStore {
     this.stmt.savePush.run({ taskId, configId: config.id, body: JSON.stringify(config) });
   }
 
+  /** The task's push configs, in creation order. */
   async listPushConfigs(taskId: string): Promise<StoredPushConfig[]> {
     return this.stmt.listPush.all(taskId).map((r) => JSON.parse(r.body) as StoredPushConfig);
   }
 
+  /** Removes one push config; false when there was none. */
   async deletePushConfig(taskId: string, configId: string): Promise<boolean> {
     return Number(this.stmt.deletePush.run(taskId, configId).changes) > 0;
   }
@@ -294,6 +299,7 @@ export class SqliteTaskStore implements TaskStore {
     return new SqliteOutboxTable(this.db);
   }
 
+  /** Closes the database file. */
   async close(): Promise<void> {
     if (this.db.open) this.db.close();
   }

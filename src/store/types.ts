@@ -15,21 +15,32 @@ import type { OutboxTable } from './outbox-table.js';
  * `protocolVersion` is the A2A version it was registered in, absent for
  * v0.3 (so configs stored before v1.0 was served stay v0.3).
  */
-export type StoredPushConfig = PushNotificationConfig & { id: string; protocolVersion?: ProtocolVersion };
+export type StoredPushConfig = PushNotificationConfig & {
+  /** The config's id, generated when the client gave none. */
+  id: string;
+  /** The A2A version the config was registered in; absent for v0.3. */
+  protocolVersion?: ProtocolVersion;
+};
 
 /** A message as idempotency sees it: its id within a scope (the task, the context, or none). */
 export interface MessageKey {
+  /** The task id, the context id, or empty for a message that names neither. */
   scope: string;
+  /** The client's `messageId`. */
   messageId: string;
 }
 
+/** One page of `tasks/list`, as the protocol layer asks a store for it. */
 export interface TaskListQuery {
   /** Only the tasks this principal created (with auth on); absent = every task. */
   owner?: string;
+  /** Only the tasks of this context. */
   contextId?: string;
+  /** Only the tasks in this state. */
   status?: TaskState;
   /** ISO timestamp: only tasks whose status timestamp is at or after it. */
   statusTimestampAfter?: string;
+  /** Tasks per page, newest first. */
   pageSize: number;
   /** The id of the last task of the previous page (decoded from the page token). */
   afterId?: string;
@@ -44,6 +55,7 @@ export interface TaskListQuery {
   maxBytes?: number | undefined;
 }
 
+/** A page of tasks, and what the client needs to ask for the next one. */
 export interface TaskPage {
   /** Each task as the query's view asks: its history and artifacts only when asked for. */
   tasks: Task[];
@@ -53,6 +65,7 @@ export interface TaskPage {
   totalSize: number;
 }
 
+/** Where tasks and push configs are kept: memory, SQLite, PostgreSQL, or a store of your own. */
 export interface TaskStore {
   /** Short description for the start-up log, e.g. `sqlite:./data/a2actor.db`. */
   readonly description: string;
@@ -71,6 +84,7 @@ export interface TaskStore {
    * first inserted and never changes after (later writes may omit it).
    */
   saveTask(task: Task, messageKey?: MessageKey, json?: string, owner?: string): Promise<void>;
+  /** One page of tasks, newest first (keyset pages on `afterId`). */
   listTasks(query: TaskListQuery): Promise<TaskPage>;
   /** Tasks in any of these states (start-up recovery). */
   tasksInStates(states: readonly TaskState[]): Promise<Task[]>;
@@ -80,7 +94,9 @@ export interface TaskStore {
 
   /** Push configs, in creation order per task. */
   savePushConfig(taskId: string, config: StoredPushConfig): Promise<void>;
+  /** The task's push configs, in creation order. */
   listPushConfigs(taskId: string): Promise<StoredPushConfig[]>;
+  /** Removes one push config; false when the task had none with that id. */
   deletePushConfig(taskId: string, configId: string): Promise<boolean>;
 
   /**
@@ -93,5 +109,6 @@ export interface TaskStore {
   /** Readiness: throws when the store cannot be reached (stores that cannot fail omit it). */
   ping?(): Promise<void>;
 
+  /** Releases the connection or file; the store is not used after. */
   close(): Promise<void>;
 }

@@ -31,6 +31,10 @@ import { compare, runSuite, soakMemory, type BenchReport, type Row } from '../..
 import { FEATURE_VARIANTS } from '../../bench/lib/types.js';
 import { V1_REQUESTS, WORKLOADS } from '../../bench/lib/workloads.js';
 import { pickOperation } from '../../bench/load/soak.js';
+import { postgresOrRedisMissing } from '../support/services.js';
+
+/** The case on replicas needs the shared PostgreSQL and Redis (services.ts says when it skips). */
+const ON_REPLICAS = { timeout: 120_000, skip: await postgresOrRedisMissing('bench smoke run on replicas') };
 
 describe('bench targets (issue 19)', () => {
   const row = (fields: Partial<Row> & Pick<Row, 'workload' | 'server'>): Row =>
@@ -637,7 +641,7 @@ describe('bench smoke run', () => {
     }
   });
 
-  it('runs two replicas on PostgreSQL and Redis as one service, and drops its schema', { timeout: 120_000 }, async () => {
+  it('runs two replicas on PostgreSQL and Redis as one service, and drops its schema', ON_REPLICAS, async () => {
     const report = await runSuite(smoke({ servers: ['cluster'], workloads: ['W1', 'W3'], durationMs: 1000 }), () => {}, build);
     expect(report.servers.cluster).toMatch(
       /^2 replicas \(\d+, \d+\) of a2actor, postgres:\/\/127\.0\.0\.1:5432\/test\?schema=a2actor_bench_\w+, events redis:\/\/127\.0\.0\.1:6379, front end uws/,

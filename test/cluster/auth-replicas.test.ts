@@ -7,9 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, userMessage, type Json } from '../support/a2a.js';
 import { ALICE, BOB, OPERATIONS, sendAs, withoutId, type Target } from '../support/auth-calls.js';
 import { spawnServer, type ServerProcess } from '../support/process.js';
+import { PG_URL, postgresOrRedisMissing, REDIS_URL } from '../support/services.js';
 
-const PG_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const NO_SERVICES = await postgresOrRedisMissing('auth replica suite');
 const schema = `a2actor_auth_replicas_${process.pid}_${Date.now() % 100000}`;
 
 const replica = () =>
@@ -19,7 +19,7 @@ const replica = () =>
     SERVICE_PUSH_ALLOWED_HOSTS: '127.0.0.1',
   });
 
-describe('auth across two replicas on PostgreSQL and Redis', () => {
+describe.skipIf(NO_SERVICES)('auth across two replicas on PostgreSQL and Redis', () => {
   let a: ServerProcess;
   let b: ServerProcess;
   beforeAll(async () => {

@@ -7,11 +7,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, eventually, restCall, userMessage, type Json } from '../support/a2a.js';
 import { startPrivatePostgres, type PrivatePostgres } from '../support/private-postgres.js';
 import { startServer, type TestServer } from '../support/server.js';
+import { postgresServerMissing } from '../support/services.js';
+
+const NO_POSTGRES_SERVER = postgresServerMissing('PostgreSQL outage suite');
 
 const CLIENTS = 200;
 const REQUEST_TIMEOUT_MS = 20_000;
 
-describe('a PostgreSQL restart during a load of 200 concurrent senders', () => {
+describe.skipIf(NO_POSTGRES_SERVER)('a PostgreSQL restart during a load of 200 concurrent senders', () => {
   let pg: PrivatePostgres;
   let server: TestServer;
   beforeAll(async () => {

@@ -8,10 +8,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, eventually, userMessage, type Json } from '../support/a2a.js';
 import { spawnServer, type ServerProcess } from '../support/process.js';
 import { outboxRows } from '../support/outbox-rows.js';
+import { PG_URL, postgresOrRedisMissing, REDIS_URL } from '../support/services.js';
 import { OK, startReceiver, type Receiver, type Received } from '../support/webhook.js';
 
-const PG_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const NO_SERVICES = await postgresOrRedisMissing('durable push replica suite');
 const schema = `a2actor_push_durable_${process.pid}_${Date.now() % 100000}`;
 const LEASE_TTL_S = 1;
 
@@ -28,7 +28,7 @@ const replica = () =>
 
 const STATES = ['working', 'input-required', 'working', 'completed'];
 
-describe('recorded webhook deliveries across replicas', () => {
+describe.skipIf(NO_SERVICES)('recorded webhook deliveries across replicas', () => {
   let a: ServerProcess;
   let b: ServerProcess;
   let rx: Receiver;

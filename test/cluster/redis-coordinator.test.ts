@@ -4,10 +4,11 @@ import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RedisCoordinator } from '../../src/cluster/redis-coordinator.js';
 import { eventually } from '../support/a2a.js';
+import { REDIS_URL, redisMissing } from '../support/services.js';
 
-export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const NO_REDIS = await redisMissing('Redis coordinator suite');
 
-describe('RedisCoordinator', () => {
+describe.skipIf(NO_REDIS)('RedisCoordinator', () => {
   const prefix = `a2actor-test-${randomUUID()}`;
   const open: RedisCoordinator[] = [];
   const coordinator = async (leaseTtlMs = 1000) => {

@@ -10,6 +10,9 @@ import { silentLogger } from '../../src/log.js';
 import { MemoryEventLog } from '../../src/runtime/event-log.js';
 import { eventually } from '../support/a2a.js';
 import { startPrivateRedis, type PrivateRedis } from '../support/private-redis.js';
+import { redisServerMissing } from '../support/services.js';
+
+const NO_REDIS_SERVER = redisServerMissing('Redis event log suite');
 
 const chunk = (i: number): StreamEvent => ({
   kind: 'artifact-update',
@@ -19,7 +22,7 @@ const chunk = (i: number): StreamEvent => ({
   append: i > 1,
 });
 
-describe('the Redis event log', () => {
+describe.skipIf(NO_REDIS_SERVER)('the Redis event log', () => {
   let redis: PrivateRedis;
   let reader: Redis;
   beforeAll(async () => {

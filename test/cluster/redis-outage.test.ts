@@ -8,15 +8,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, eventually, restCall, userMessage, type Json } from '../support/a2a.js';
 import { startPrivateRedis, type PrivateRedis } from '../support/private-redis.js';
 import { startServer, type TestServer } from '../support/server.js';
+import { PG_URL, postgresMissing, redisServerMissing } from '../support/services.js';
 
-const PG_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const NO_SERVICES = redisServerMissing('Redis outage suite') || (await postgresMissing('Redis outage suite'));
 const schema = `a2actor_redis_outage_${process.pid}_${Date.now() % 100000}`;
 const BOUND_MS = 10_000;
 
 const bounded = <T>(p: Promise<T>): Promise<T> =>
   Promise.race([p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error('a request hung')), BOUND_MS).unref())]);
 
-describe('a Redis outage under a replica', () => {
+describe.skipIf(NO_SERVICES)('a Redis outage under a replica', () => {
   let redis: PrivateRedis;
   let server: TestServer;
   beforeAll(async () => {

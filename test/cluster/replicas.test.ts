@@ -8,9 +8,9 @@ import { client, eventually, restCall, userMessage, type Json } from '../support
 import { spawnServer, type ServerProcess } from '../support/process.js';
 import { openSse, type SseEvent } from '../support/sse.js';
 import { startReceiver, type Receiver } from '../support/webhook.js';
+import { PG_URL, postgresOrRedisMissing, REDIS_URL } from '../support/services.js';
 
-const PG_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const NO_SERVICES = await postgresOrRedisMissing('replica suite');
 const schema = `a2actor_replicas_${process.pid}_${Date.now() % 100000}`;
 const LEASE_TTL = '2';
 
@@ -23,7 +23,7 @@ const replica = () =>
     SERVICE_PUSH_ALLOWED_HOSTS: '127.0.0.1',
   });
 
-describe('two replicas on PostgreSQL and Redis', () => {
+describe.skipIf(NO_SERVICES)('two replicas on PostgreSQL and Redis', () => {
   let a: ServerProcess;
   let b: ServerProcess;
   const extra: ServerProcess[] = [];

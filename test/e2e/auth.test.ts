@@ -11,12 +11,15 @@ import authAgent from '../../examples/auth-agent.js';
 import { TRANSPORTS, userMessage, type Json, type TransportName } from '../support/a2a.js';
 import { ALICE, BOB, OPERATIONS, sendAs, withoutId, type Answer, type Target } from '../support/auth-calls.js';
 import { startServer, tempDir, type TestServer } from '../support/server.js';
+import { PG_URL, postgresMissing } from '../support/services.js';
 import { startReceiver, type Receiver } from '../support/webhook.js';
 
-const PG_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const schemas: string[] = [];
 const temp = tempDir('a2actor-auth-');
 
+/** The stores TEST_STORES names (all when unset); PostgreSQL only when it answers here (services.ts). */
+const wanted = (name: string): boolean => process.env.TEST_STORES === undefined || process.env.TEST_STORES.split(',').includes(name);
+const NO_PG = wanted('postgres') && (await postgresMissing('auth suite (PostgreSQL store)'));
 const STORES = [
   { name: 'memory', store: () => 'memory' },
   { name: 'sqlite', store: () => `sqlite:${join(temp.dir, `auth-${Date.now()}.db`)}` },
@@ -28,7 +31,7 @@ const STORES = [
       return `${PG_URL}?schema=${schema}`;
     },
   },
-].filter((s) => process.env.TEST_STORES === undefined || process.env.TEST_STORES.split(',').includes(s.name));
+].filter((s) => wanted(s.name) && !(s.name === 'postgres' && NO_PG));
 
 afterAll(async () => {
   temp.cleanup();

@@ -12,8 +12,8 @@ import { bearerAuth, defineAgent, type AgentContext } from '../../src/index.js';
 import { client, restCall, rpcCall, TRANSPORTS, userMessage, type Json, type Outcome, type TransportName } from '../support/a2a.js';
 import { v1Client, v1UserMessage, V1_HEADERS } from '../support/a2a-v1.js';
 import { startServer, tempDir, type TestServer } from '../support/server.js';
+import { PG_URL, postgresMissing } from '../support/services.js';
 
-const PG_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const schemas: string[] = [];
 const temp = tempDir('a2actor-list-budget-');
 
@@ -26,6 +26,9 @@ afterAll(async () => {
   await db.end();
 });
 
+/** The stores TEST_STORES names (all when unset); PostgreSQL only when it answers here (services.ts). */
+const wanted = (name: string): boolean => process.env.TEST_STORES === undefined || process.env.TEST_STORES.split(',').includes(name);
+const NO_PG = wanted('postgres') && (await postgresMissing('list budget suite (PostgreSQL store)'));
 const STORES = [
   { name: 'memory', store: () => 'memory' },
   { name: 'sqlite', store: () => `sqlite:${join(temp.dir, `list-${Date.now()}.db`)}` },
@@ -37,7 +40,7 @@ const STORES = [
       return `${PG_URL}?schema=${schema}`;
     },
   },
-].filter((s) => process.env.TEST_STORES === undefined || process.env.TEST_STORES.split(',').includes(s.name));
+].filter((s) => wanted(s.name) && !(s.name === 'postgres' && NO_PG));
 
 const ALICE = { authorization: 'Bearer alice-token' };
 const BOB = { authorization: 'Bearer bob-token' };

@@ -267,3 +267,81 @@ module.exports = defineAgent({
     }
   }, 120_000);
 });
+
+describe('the packed package mounted in a Fastify app and in an Express app with express.json()', () => {
+  const temp = tempDir('a2actor-pack-mount-');
+  const project = join(temp.dir, 'mount-project');
+  afterAll(() => temp.cleanup());
+
+  beforeAll(async () => {
+    const tarball = await packed();
+    mkdirSync(project);
+    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'mount-project', version: '1.0.0', type: 'module' }));
+    // Light: the app serves from memory through its host's listener, so no native build is needed.
+    await run('npm', ['install', tarball, '--ignore-scripts', '--omit=optional', '--prefer-offline'], {
+      cwd: project,
+      ...NPM,
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    // The host frameworks come from this repository's own install, not the network.
+    for (const framework of ['fastify', 'express'])
+      symlinkSync(join(ROOT, 'node_modules', framework), join(project, 'node_modules', framework));
+  }, 600_000);
+
+  it('answers a send, streams to the end and gives the card URL under /a2a in both apps', async () => {
+    writeFileSync(
+      join(project, 'app.js'),
+      `import express from 'express';
+import Fastify from 'fastify';
+import { a2aFastify, createServer, defineAgent } from 'a2actor';
+
+const agent = defineAgent({
+  card: { name: 'Mounted', description: 'echoes', version: '1.0.0', skills: [] },
+  capabilities: { streaming: true },
+  async handler(ctx) {
+    ctx.complete('mounted: ' + ctx.text);
+  },
+});
+const a2a = await createServer({ agent, frontEnd: 'none', store: 'memory', logLevel: 'warn' });
+
+const fastify = Fastify();
+await fastify.register(a2aFastify(a2a), { prefix: '/a2a' });
+await fastify.listen({ port: 0, host: '127.0.0.1' });
+const app = express();
+app.use(express.json());
+app.use('/a2a', a2a.nodeHandler());
+const withExpress = app.listen(0, '127.0.0.1');
+await new Promise((resolve) => withExpress.once('listening', resolve));
+
+const rpc = (method, text) => ({
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { message: { kind: 'message', role: 'user', messageId: method + text, parts: [{ kind: 'text', text }] } } }),
+});
+for (const [name, port] of [['fastify', fastify.server.address().port], ['express', withExpress.address().port]]) {
+  const card = await (await fetch('http://127.0.0.1:' + port + '/a2a/.well-known/agent-card.json')).json();
+  const sent = await (await fetch(card.url, rpc('message/send', name))).json();
+  const streamed = await (await fetch(card.url, rpc('message/stream', name))).text();
+  const events = streamed.split('\\n').filter((line) => line.startsWith('data:')).map((line) => JSON.parse(line.slice(5)).result);
+  console.log(JSON.stringify({ name, port, cardUrl: card.url, sent: sent.result.artifacts[0].parts[0].text, events: events.map((e) => e.status?.state ?? e.kind) }));
+}
+withExpress.close();
+await fastify.close();
+await a2a.close();
+`,
+    );
+    const { stdout } = await run(process.execPath, ['app.js'], { cwd: project, timeout: 30_000 });
+    const lines = stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { name: string; port: number; cardUrl: string; sent: string; events: string[] });
+    expect(lines.map((l) => l.name)).toEqual(['fastify', 'express']);
+    for (const line of lines) {
+      expect(line.cardUrl).toBe(`http://127.0.0.1:${line.port}/a2a`);
+      expect(line.sent).toBe(`mounted: ${line.name}`);
+      expect(line.events[0]).toBe('submitted');
+      expect(line.events).toContain('working');
+      expect(line.events.at(-1)).toBe('completed');
+    }
+  }, 60_000);
+});

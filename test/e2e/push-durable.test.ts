@@ -14,9 +14,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { client, eventually, userMessage, type Json } from '../support/a2a.js';
 import { spawnServer, type ServerProcess } from '../support/process.js';
 import { tempDir } from '../support/server.js';
+import { PG_URL, postgresMissing } from '../support/services.js';
 import { OK, startReceiver, type Receiver, type Received } from '../support/webhook.js';
 
-const PG_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const NO_PG = await postgresMissing('durable push suite (PostgreSQL cases)');
 
 /** Webhooks at a local receiver (loopback, allowlisted for these tests only), retried fast and long. */
 const PUSH_ENV = {
@@ -94,10 +95,14 @@ async function expectEveryDeliveryOnceInOrder(accepted: Received[], ids: string[
   });
 }
 
-describe.each([
-  ['SQLite', 'sqlite'],
-  ['PostgreSQL', 'postgres'],
-] as const)('webhook deliveries across a restart (%s)', (_name, kind) => {
+describe.each(
+  (
+    [
+      ['SQLite', 'sqlite'],
+      ['PostgreSQL', 'postgres'],
+    ] as const
+  ).filter(([, kind]) => kind !== 'postgres' || !NO_PG),
+)('webhook deliveries across a restart (%s)', (_name, kind) => {
   const temp = tempDir();
   const schemas: string[] = [];
   const running: ServerProcess[] = [];

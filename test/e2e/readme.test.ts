@@ -1,6 +1,7 @@
 /**
- * The README, run top to bottom. Every fenced block must follow a marker comment (blank lines
- * may sit between) saying how it is checked:
+ * The README and every page of docs/, each run top to bottom in a fresh directory of its own
+ * (README_PATH names one page to run alone). Every fenced block must follow a marker comment
+ * (blank lines may sit between) saying how it is checked:
  *
  *   <!-- readme-test: program NAME [ports=3000,3001] -->  a complete TypeScript program: written
  *       to a temporary directory as NAME.ts (`from 'a2actor'` pointed at src/index.ts), type-checked
@@ -11,7 +12,10 @@
  *       (COMMANDS below; a command no handler knows fails the test): servers are started for
  *       real on free 127.0.0.1 ports and stay up for the blocks after them, curl runs against
  *       them, `npm ci` / `npm test` / `npm run X` are checked against package.json (not run:
- *       the registry and the whole suite are out of bounds here).
+ *       the registry and the whole suite are out of bounds here). `npm init -y` and `npm pkg set` run
+ *       for real in the page's directory, so a program that needs `"type": "module"` fails unless
+ *       the page says to set it; `npm install` is checked to name only this package, its peers and
+ *       packages this repository installs.
  *   <!-- readme-test: output -->  what the block before printed (the last command of a shell
  *       block, or a program). JSON blocks: the expected object is a subset of the actual one,
  *       `"…"` matches any value (and `…` inside a string any text). Text blocks: each non-blank
@@ -23,9 +27,9 @@
  * replaced by the local equivalent (LOCAL below); any other address fails the test.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import pg from 'pg';
@@ -34,7 +38,16 @@ import { freePort } from '../support/ports.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const run = promisify(execFile);
-const README_PATH = process.env.README_PATH ?? join(ROOT, 'README.md');
+const DOCS = join(ROOT, 'docs');
+const PAGES = process.env.README_PATH
+  ? [process.env.README_PATH]
+  : [
+      join(ROOT, 'README.md'),
+      ...readdirSync(DOCS)
+        .filter((f) => f.endsWith('.md'))
+        .sort()
+        .map((f) => join(DOCS, f)),
+    ];
 
 // ---------------------------------------------------------------------------------------------
 // Parsing
@@ -230,6 +243,13 @@ export function outputDiff(block: Pick<Block, 'lang' | 'body'>, printed: string)
 // ---------------------------------------------------------------------------------------------
 // Running
 
+interface PackageJson {
+  name: string;
+  scripts: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+  devDependencies?: Record<string, string>;
+}
+
 interface Running {
   child: ChildProcess;
   readmePort: number;
@@ -372,10 +392,7 @@ class Session {
     );
   }
 
-  async command(
-    cmd: { env: Record<string, string>; words: string[]; pipeTo?: string[] },
-    packageJson: { scripts: Record<string, string> },
-  ): Promise<void> {
+  async command(cmd: { env: Record<string, string>; words: string[]; pipeTo?: string[] }, packageJson: PackageJson): Promise<void> {
     const env = Object.fromEntries(Object.entries(cmd.env).map(([k, v]) => [k, this.local(v)]));
     const [head, ...rest] = cmd.words.map((w) => this.local(w));
     const line = cmd.words.join(' ');
@@ -384,6 +401,27 @@ class Session {
     if (is('npm', 'ci')) {
       // Not run (it reinstalls from the registry): the lock file it needs is there.
       expect(existsSync(join(ROOT, 'package-lock.json')), 'npm ci needs package-lock.json').toBe(true);
+      return;
+    }
+    if (is('npm', 'init', '-y')) {
+      // A fresh project, as a reader's would be: npm decides its module type, not this test.
+      rmSync(join(this.dir, 'package.json'), { force: true });
+      await run('npm', ['init', '-y'], { cwd: this.dir, timeout: 60_000 });
+      return;
+    }
+    if (is('npm', 'pkg', 'set')) {
+      await run('npm', ['pkg', 'set', ...rest.slice(2)], { cwd: this.dir, timeout: 60_000 });
+      return;
+    }
+    if (is('npm', 'install') || is('npm', 'i')) {
+      // Not run (the registry is out of bounds): it may name only this package and what the
+      // repository itself installs (its peers, and the frameworks the mount examples use).
+      const known = new Set([
+        packageJson.name,
+        ...Object.keys(packageJson.peerDependencies ?? {}),
+        ...Object.keys(packageJson.devDependencies ?? {}),
+      ]);
+      for (const name of rest.slice(1).filter((w) => !w.startsWith('-'))) expect(known, `${line}: ${name}`).toContain(name);
       return;
     }
     if (is('npm', 'start')) {
@@ -480,14 +518,15 @@ class Session {
     throw new Error(`no handler for the README command: ${line}`);
   }
 
-  /** Writes a program (imports of 'a2actor' pointed at the source) and returns its path. */
-  writeProgram(block: Block): string {
+  /** Writes a program (imports of 'a2actor' pointed at the source), in `subdir` if given, and returns its path. */
+  writeProgram(block: Block, subdir = ''): string {
     const name = block.args[0];
     if (!name) throw new Error(`line ${block.line}: a program needs a name`);
     const source = block.body
       .replace(/from 'a2actor\/machines'/g, `from '${join(ROOT, 'machines/index.js')}'`)
       .replace(/from 'a2actor'/g, `from '${join(ROOT, 'src/index.js')}'`);
-    const file = join(this.dir, `${name}.ts`);
+    mkdirSync(join(this.dir, subdir), { recursive: true });
+    const file = join(this.dir, subdir, `${name}.ts`);
     writeFileSync(file, source);
     return file;
   }
@@ -536,71 +575,100 @@ class Session {
 // ---------------------------------------------------------------------------------------------
 // The tests
 
-const readme = readFileSync(README_PATH, 'utf8');
-const blocks = parseBlocks(readme);
-const packageJson = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+const packageJson = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as PackageJson;
 
-describe('README markers', () => {
-  it('every fenced block has a known marker, and every illustrative one a reason', () => {
-    expect(blocks.length).toBeGreaterThan(10);
-    const bad = blocks
-      .filter((b) => b.kind === 'missing' || b.kind === 'unknown' || (b.kind === 'illustrative' && b.reason === ''))
-      .map((b) => `line ${b.line}: ${b.kind === 'illustrative' ? 'illustrative without "-- reason"' : `${b.kind} marker`}`);
-    expect(bad).toEqual([]);
-  });
-
-  it('every output block follows a block that prints', () => {
-    const orphans = blocks
-      .filter((b, i) => b.kind === 'output' && !['shell', 'program'].includes(blocks[i - 1]?.kind ?? ''))
-      .map((b) => b.line);
-    expect(orphans).toEqual([]);
-  });
-});
-
-describe('README, run top to bottom', () => {
+// One compiler run for every page's programs (each page's in a directory of its own, where its
+// programs import each other): a run per page would cost a compiler start-up per page.
+describe('the programs of every page', () => {
   let session: Session;
-  const programs = new Map<Block, string>();
   beforeAll(() => {
     session = new Session();
-    for (const b of blocks) if (b.kind === 'program') programs.set(b, session.writeProgram(b));
   });
   afterAll(async () => {
     await session?.close();
   });
 
-  it('its programs type-check', async () => {
-    await session.typecheck([...programs.values()]);
-  }, 200_000);
+  it('type-check', async () => {
+    const files = PAGES.flatMap((page, i) =>
+      parseBlocks(readFileSync(page, 'utf8'))
+        .filter((b) => b.kind === 'program')
+        .map((b) => session.writeProgram(b, `page-${i}`)),
+    );
+    if (!process.env.README_PATH) expect(files.length).toBeGreaterThan(5);
+    if (files.length > 0) await session.typecheck(files);
+  }, 300_000);
+});
 
-  for (const [index, block] of blocks.entries()) {
-    const first = block.body.split('\n').find((l) => l.trim() !== '') ?? '';
-    const title = `line ${block.line}: ${block.kind} ${block.args.join(' ')} ${first.slice(0, 60)}`.replace(/\s+/g, ' ');
-    if (block.kind === 'shell') {
-      it(
-        title,
-        async () => {
-          session.lastOutput = undefined;
-          for (const line of commandsOf(block.body)) for (const cmd of line) await session.command(cmd, packageJson);
-        },
-        120_000,
-      );
-    } else if (block.kind === 'program') {
-      it(
-        title,
-        async () => {
-          session.lastOutput = undefined;
-          await session.runProgram(block, programs.get(block) as string);
-        },
-        90_000,
-      );
-    } else if (block.kind === 'output') {
-      it(title, () => {
-        const printed = session.lastOutput;
-        expect(printed, `the block before line ${block.line} (${blocks[index - 1]?.kind}) printed nothing`).toBeDefined();
-        expect(outputDiff(block, (printed as string).trim())).toEqual([]);
-      });
+for (const page of PAGES) {
+  const name = relative(ROOT, page);
+  const blocks = parseBlocks(readFileSync(page, 'utf8'));
+
+  describe(`${name} markers`, () => {
+    it('every fenced block has a known marker, and every illustrative one a reason', () => {
+      const bad = blocks
+        .filter((b) => b.kind === 'missing' || b.kind === 'unknown' || (b.kind === 'illustrative' && b.reason === ''))
+        .map((b) => `line ${b.line}: ${b.kind === 'illustrative' ? 'illustrative without "-- reason"' : `${b.kind} marker`}`);
+      expect(bad).toEqual([]);
+    });
+
+    it('every output block follows a block that prints', () => {
+      const orphans = blocks
+        .filter((b, i) => b.kind === 'output' && !['shell', 'program'].includes(blocks[i - 1]?.kind ?? ''))
+        .map((b) => b.line);
+      expect(orphans).toEqual([]);
+    });
+  });
+
+  if (!blocks.some((b) => b.kind === 'shell' || b.kind === 'program')) continue;
+
+  describe(`${name}, run top to bottom`, () => {
+    let session: Session;
+    const programs = new Map<Block, string>();
+    beforeAll(() => {
+      session = new Session();
+      for (const b of blocks) if (b.kind === 'program') programs.set(b, session.writeProgram(b));
+    });
+    afterAll(async () => {
+      await session?.close();
+    });
+
+    for (const [index, block] of blocks.entries()) {
+      const first = block.body.split('\n').find((l) => l.trim() !== '') ?? '';
+      const title = `line ${block.line}: ${block.kind} ${block.args.join(' ')} ${first.slice(0, 60)}`.replace(/\s+/g, ' ');
+      if (block.kind === 'shell') {
+        it(
+          title,
+          async () => {
+            session.lastOutput = undefined;
+            for (const line of commandsOf(block.body)) for (const cmd of line) await session.command(cmd, packageJson);
+          },
+          120_000,
+        );
+      } else if (block.kind === 'program') {
+        it(
+          title,
+          async () => {
+            session.lastOutput = undefined;
+            await session.runProgram(block, programs.get(block) as string);
+          },
+          90_000,
+        );
+      } else if (block.kind === 'output') {
+        it(title, () => {
+          const printed = session.lastOutput;
+          expect(printed, `the block before line ${block.line} (${blocks[index - 1]?.kind}) printed nothing`).toBeDefined();
+          expect(outputDiff(block, (printed as string).trim())).toEqual([]);
+        });
+      }
     }
-  }
+  });
+}
+
+describe.skipIf(process.env.README_PATH)('the pages run', () => {
+  it('the README has blocks, and the docs/ pages are run with it', () => {
+    expect(parseBlocks(readFileSync(PAGES[0] as string, 'utf8')).length).toBeGreaterThan(10);
+    expect(PAGES.filter((p) => p.startsWith(DOCS)).length).toBeGreaterThan(5);
+  });
 });
 
 // The helpers above, on their own (so a broken comparison cannot pass everything).

@@ -12,7 +12,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { client, eventually, userMessage, type Json } from '../support/a2a.js';
 import { spawnServer, type ServerProcess } from '../support/process.js';
 import { tempDir } from '../support/server.js';
+import { PG_URL, postgresMissing } from '../support/services.js';
 import { openSse, type SseStream } from '../support/sse.js';
+
+const NO_PG = await postgresMissing('kill -9 streaming suite (PostgreSQL case)');
 
 const WINDOW_S = 0.25;
 /** What a loaded machine may add to a window: a late timer, a write queued behind others, the client's own lag. */
@@ -123,13 +126,12 @@ describe('streamed output survives kill -9', () => {
     }
   });
 
-  it('on PostgreSQL, likewise', async () => {
-    const pgUrl = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+  it.skipIf(NO_PG)('on PostgreSQL, likewise', async () => {
     const schema = `a2actor_crash_${process.pid}_${Date.now() % 100000}`;
     try {
-      await crashWhileStreaming(`${pgUrl}?schema=${schema}`, running);
+      await crashWhileStreaming(`${PG_URL}?schema=${schema}`, running);
     } finally {
-      const admin = new pg.Client({ connectionString: pgUrl });
+      const admin = new pg.Client({ connectionString: PG_URL });
       await admin.connect();
       await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
       await admin.end();

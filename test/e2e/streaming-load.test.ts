@@ -251,6 +251,9 @@ describe('a reader slower than its events', () => {
       maxArtifactBytes: 64 * 1024 * 1024,
       maxTaskBytes: 64 * 1024 * 1024,
       eventRetention: 30,
+      // A progress write stores the whole task, which grows to 25.6 MB here: one per 250 ms made
+      // these tests' pace the store's, and they are about the event log, not progress writes.
+      progressFlushInterval: 10,
     });
   });
   afterAll(() => server.stop());
@@ -292,22 +295,29 @@ describe('a reader slower than its events', () => {
     const sent = await a2a.send({ message: userMessage('firehose 300 500'), configuration: { blocking: false } });
     const taskId: string = sent.result.id;
     await eventually(() => (atGate === 1 ? true : undefined));
+    const events = server.service.events;
+    const beforeGate = events.lastSeq(taskId);
     // Catching up on 300 events (9.6 MB) without reading: the replay stops at the socket's limit
     // and waits, with nothing queued.
     const socket = await stalledRequest(server.port, 'POST', `/v1/tasks/${taskId}:subscribe`, { 'last-event-id': '1' });
     try {
       await eventually(() => (server.stats().openStreams === 1 ? true : undefined));
-      // Meanwhile the task runs on past the 400 events the log keeps.
+      // Meanwhile the task runs on past the 400 events the log keeps, until the log holds none of
+      // the events the replay stopped in (counted in events, not waited for in time: the task's
+      // own pace on a loaded machine does not matter).
       fire.open();
-      await eventually(() => (server.stats().liveTasks === 0 ? true : undefined), 20_000);
+      await eventually(() => (events.since(taskId, beforeGate) === undefined ? true : undefined), 20_000);
       // Once the replay may go on (the client reads, or the kernel took more), what it needs
       // next is gone from the log: the client is dropped rather than fed from memory.
       socket.resume();
       const line = await eventually(cutOff(taskId), 20_000);
       expect(line.reason).toMatch(/behind/);
       expect(line.queuedBytes).toBe(0);
+      expect(Number(line.lastEventId)).toBeLessThanOrEqual(beforeGate);
       await eventually(() => (server.stats().openStreams === 0 ? true : undefined));
-      // Resuming from where it was gets the task as it stands, which holds everything.
+      // Resuming from where it was, once the task has ended, gets the task as it stands, which
+      // holds everything.
+      await eventually(() => (server.stats().liveTasks === 0 ? true : undefined), 20_000);
       const resumed = await (await subscribe(server.url, 'rest', taskId, { lastEventId: line.lastEventId })).items;
       expect(resumed.map((i) => summarize(i.data))).toEqual(['task:completed']);
       expect(resumed[0]?.data.artifacts[0].parts).toHaveLength(800);

@@ -5,9 +5,10 @@ import type { Task } from '../../src/a2a/schemas.js';
 import { PostgresTaskStore } from '../../src/store/postgres.js';
 import { measuredStore } from '../../src/store/measured.js';
 import { createMetrics } from '../../src/observe/metrics.js';
+import { PG_URL, postgresMissing } from '../support/services.js';
 import { expectOwnerlessAfterMigration, storeContract, task } from './contract.js';
 
-export const PG_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const NO_PG = await postgresMissing('PostgreSQL store suite');
 const schemas: string[] = [];
 const newSchema = () => {
   const name = `a2actor_test_${process.pid}_${schemas.length}_${Date.now() % 100000}`;
@@ -16,19 +17,22 @@ const newSchema = () => {
 };
 
 afterAll(async () => {
+  if (schemas.length === 0) return;
   const client = new pg.Client({ connectionString: PG_URL });
   await client.connect();
   for (const s of schemas) await client.query(`DROP SCHEMA IF EXISTS ${s} CASCADE`);
   await client.end();
 });
 
-storeContract('postgres', async () => {
-  const schema = newSchema();
-  const open = () => PostgresTaskStore.open({ connectionString: PG_URL, schema });
-  return { store: await open(), reopen: open };
+describe.skipIf(NO_PG)('on PostgreSQL', () => {
+  storeContract('postgres', async () => {
+    const schema = newSchema();
+    const open = () => PostgresTaskStore.open({ connectionString: PG_URL, schema });
+    return { store: await open(), reopen: open };
+  });
 });
 
-describe('PostgresTaskStore', () => {
+describe.skipIf(NO_PG)('PostgresTaskStore', () => {
   it('replicas starting together migrate once (advisory lock) and share one schema', async () => {
     const schema = newSchema();
     const stores = await Promise.all(Array.from({ length: 4 }, () => PostgresTaskStore.open({ connectionString: PG_URL, schema })));
@@ -90,7 +94,7 @@ describe('PostgresTaskStore', () => {
   });
 });
 
-describe('PostgresTaskStore group commit', () => {
+describe.skipIf(NO_PG)('PostgresTaskStore group commit', () => {
   it('writes and look-ups made together share statements, and each caller gets its own answer', async () => {
     const store = await PostgresTaskStore.open({ connectionString: PG_URL, schema: newSchema() });
     const tasks = Array.from({ length: 30 }, (_, i) => task(i % 3 ? 'completed' : 'input-required', { contextId: `c${i % 4}` }));
@@ -134,7 +138,7 @@ describe('PostgresTaskStore group commit', () => {
   });
 });
 
-describe('PostgresTaskStore idempotency look-ups', () => {
+describe.skipIf(NO_PG)('PostgresTaskStore idempotency look-ups', () => {
   it('probe the key index, not the whole table, however much it grew after the statement was prepared', async () => {
     const schema = newSchema();
     // One connection: every look-up runs the one prepared statement, whose generic plan (from
@@ -173,7 +177,7 @@ describe('PostgresTaskStore idempotency look-ups', () => {
   });
 });
 
-describe('PostgresTaskStore timed for metrics', () => {
+describe.skipIf(NO_PG)('PostgresTaskStore timed for metrics', () => {
   it('records its operations as store="postgres" in the store latency histogram', async () => {
     const metrics = createMetrics();
     const store = measuredStore(await PostgresTaskStore.open({ connectionString: PG_URL, schema: newSchema() }), metrics);

@@ -16,6 +16,43 @@ export interface SseStream {
   abort(): void;
 }
 
+/**
+ * Splits a byte stream into SSE event blocks (text up to a blank line). An event's text may
+ * span many chunks (a task snapshot of megabytes): its pieces are kept apart and joined once,
+ * and each chunk is searched once, so reading an event costs its length, not its length times
+ * its number of chunks.
+ */
+export class SseBlocks {
+  private readonly decoder = new TextDecoder();
+  private readonly pieces: string[] = [];
+  /** The last piece ends with a newline: a chunk starting with one ends the block. */
+  private endsWithNewline = false;
+
+  /** The blocks that `chunk` completes, in order. */
+  push(chunk: Uint8Array): string[] {
+    const done: string[] = [];
+    let text = this.decoder.decode(chunk, { stream: true });
+    while (text.length > 0) {
+      if (this.endsWithNewline && text.startsWith('\n')) {
+        done.push(this.pieces.join('').slice(0, -1));
+        text = text.slice(1);
+      } else {
+        const at = text.indexOf('\n\n');
+        if (at < 0) {
+          this.pieces.push(text);
+          this.endsWithNewline = text.endsWith('\n');
+          break;
+        }
+        done.push(this.pieces.join('') + text.slice(0, at));
+        text = text.slice(at + 2);
+      }
+      this.pieces.length = 0;
+      this.endsWithNewline = false;
+    }
+    return done;
+  }
+}
+
 export async function openSse(
   url: string,
   init: { method?: string; body?: unknown; headers?: Record<string, string>; stopAfter?: number; onEvent?: (e: SseEvent) => void } = {},
@@ -30,26 +67,25 @@ export async function openSse(
   const read = async (): Promise<SseEvent[]> => {
     const out: SseEvent[] = [];
     if (!res.body) return out;
-    const decoder = new TextDecoder();
-    let buffer = '';
+    /** Takes one event block; true when the reader has read enough (`stopAfter`). */
+    const take = (block: string): boolean => {
+      let id: string | undefined;
+      const data: string[] = [];
+      for (const line of block.split('\n')) {
+        if (line.startsWith('id:')) id = line.slice(3).trim();
+        else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
+      }
+      if (data.length === 0) return false;
+      const event: SseEvent = { ...(id !== undefined ? { id } : {}), data: JSON.parse(data.join('\n')) };
+      out.push(event);
+      init.onEvent?.(event);
+      return init.stopAfter !== undefined && out.length >= init.stopAfter;
+    };
+    const blocks = new SseBlocks();
     try {
       for await (const chunk of res.body) {
-        buffer += decoder.decode(chunk, { stream: true });
-        let at: number;
-        while ((at = buffer.indexOf('\n\n')) >= 0) {
-          const block = buffer.slice(0, at);
-          buffer = buffer.slice(at + 2);
-          let id: string | undefined;
-          const data: string[] = [];
-          for (const line of block.split('\n')) {
-            if (line.startsWith('id:')) id = line.slice(3).trim();
-            else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
-          }
-          if (data.length === 0) continue;
-          const event: SseEvent = { ...(id !== undefined ? { id } : {}), data: JSON.parse(data.join('\n')) };
-          out.push(event);
-          init.onEvent?.(event);
-          if (init.stopAfter !== undefined && out.length >= init.stopAfter) {
+        for (const block of blocks.push(chunk)) {
+          if (take(block)) {
             controller.abort();
             return out;
           }

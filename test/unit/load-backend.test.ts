@@ -13,11 +13,11 @@ describe('loading a backend client', () => {
     );
   });
 
-  it('names every package a feature needs when one of them is missing', async () => {
-    const missing = 'a2actor-no-such-sdk';
-    await expect(
-      loadBackend(() => import(missing), missing, 'OTEL_TRACES_EXPORTER=otlp', `${missing} a2actor-no-such-exporter`),
-    ).rejects.toThrow(`OTEL_TRACES_EXPORTER=otlp needs the "${missing}" package: npm install ${missing} a2actor-no-such-exporter`);
+  it('names every package a feature needs when one of them is missing (gRPC needs two)', async () => {
+    const missing = 'a2actor-no-such-grpc';
+    await expect(loadBackend(() => import(missing), ['a2actor-other-package', missing], 'gRPC (SERVICE_GRPC_PORT)')).rejects.toThrow(
+      `gRPC (SERVICE_GRPC_PORT) needs the "a2actor-other-package" and "${missing}" packages: npm install a2actor-other-package ${missing}`,
+    );
   });
 
   it('passes other failures through unchanged', async () => {

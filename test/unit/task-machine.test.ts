@@ -39,6 +39,9 @@ const SPEC_TABLE = new Set([
   'working|FAIL|failed',
   `working|${AGENT_ERROR}|failed`, // the handler threw
   'working|REJECT|rejected',
+  // The spec leaves how long a turn may take to the server: past SERVICE_TURN_TIMEOUT the turn
+  // fails (its handler is signalled, not waited for).
+  'working|TURN_TIMEOUT|failed',
   'working|CANCEL|working', // cancellation requested: the running handler is aborted…
   `working|${AGENT_DONE}|canceled`, // …and the task is canceled when it settles,
   `working|${AGENT_ERROR}|canceled`,
@@ -201,6 +204,30 @@ describe('task machine', () => {
     expect(aborted).toBe(1);
     expect(actor.getSnapshot().value).toBe('canceled');
     expect(entered.at(-1)).toEqual({ state: 'canceled', message: 'server stopping' });
+  });
+
+  it('a turn past its time limit fails the task at once with its message and fires the signal; only a running turn has a limit', () => {
+    let aborted = 0;
+    const entered: { state: TaskState; message: unknown }[] = [];
+    const machine = taskMachine.provide({
+      actions: {
+        abortAgent: () => void aborted++,
+        stateEntered: ({ event }, p) => void entered.push({ state: p.state, message: 'message' in event ? event.message : undefined }),
+      },
+    });
+    const actor = createActor(machine, { input: { taskId: 't' } }).start();
+    actor.send({ type: 'START' });
+    actor.send({ type: 'TURN_TIMEOUT', message: 'past the limit' });
+    expect(aborted).toBe(1);
+    expect(actor.getSnapshot().value).toBe('failed');
+    expect(entered.at(-1)).toEqual({ state: 'failed', message: 'past the limit' });
+    // The handler settling afterwards changes nothing.
+    for (const type of ['AGENT_DONE', 'AGENT_FAILED', 'COMPLETE'] as const) expect(actor.getSnapshot().can({ type })).toBe(false);
+    // No turn runs before START, in the background or in a pause; a cancel under way ends canceled.
+    for (const value of ['submitted', { working: 'background' }, { working: 'cancelling' }, 'input-required', 'auth-required'] as const) {
+      const snapshot = taskMachine.resolveState({ value, context: { taskId: 't' } });
+      expect(snapshot.can({ type: 'TURN_TIMEOUT' }), JSON.stringify(value)).toBe(false);
+    }
   });
 
   it('a turn that continues in the background after a cancel ends canceled like any other', () => {

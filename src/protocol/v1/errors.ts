@@ -15,7 +15,7 @@ export const ERROR_DOMAIN = 'a2a-protocol.org';
 /** v1.0's media type; `application/json` is accepted and answered alike. */
 export const A2A_JSON = 'application/a2a+json';
 
-type GrpcStatus =
+export type GrpcStatus =
   | 'INVALID_ARGUMENT'
   | 'FAILED_PRECONDITION'
   | 'NOT_FOUND'
@@ -102,6 +102,9 @@ export function errorDetails(err: A2AError): Record<string, unknown>[] {
 
 /** A JSON-RPC `error` member: the code, the message and the typed details as `data`. */
 export const rpcErrorBody = (err: A2AError) => ({ code: err.entry.code, message: err.message, data: errorDetails(err) });
+
+/** The gRPC status of an error (its `google.rpc.Code` name), on the gRPC binding of both versions. */
+export const grpcStatusOf = (err: A2AError): GrpcStatus => statusOf(err)[1];
 
 /** The HTTP status of an error on v1.0's HTTP+JSON binding. */
 export const restStatusV1 = (err: A2AError): number => statusOf(err)[0];
