@@ -21,7 +21,7 @@ module.exports = {
     layer(
       'observe-is-a-leaf',
       '^src/observe/',
-      '^src/(?!observe/)',
+      '^src/(?!observe/|load-backend\\.ts)',
       'metrics, logs and traces are used by every layer and know none of them',
     ),
     layer('a2a-is-the-model', '^src/a2a/', '^src/(?!a2a/)', 'the wire model depends on nothing of ours (machines/ only)'),

@@ -104,6 +104,14 @@ export const SettingsSchema = z.object({
    * power loss loses nothing acknowledged, for a slower write.
    */
   sqliteSynchronous: z.enum(['normal', 'full'], { error: 'use "normal" or "full"' }).default('normal'),
+  // Light install: which SQLite driver opens the file.
+  /**
+   * `auto`: Node's built-in node:sqlite where this Node has it (22.13+), else better-sqlite3;
+   * `node` or `better-sqlite3` forces one. Both read and write the same file.
+   */
+  sqliteDriver: z
+    .enum(['auto', 'node', 'better-sqlite3'], { error: 'use "auto", "node" (node:sqlite) or "better-sqlite3"' })
+    .default('auto'),
   /**
    * `memory` (one process), or `redis://…`: the event log, task leases and cancel signals that
    * several replicas share.

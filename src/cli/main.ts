@@ -11,6 +11,8 @@ import { parseArgs } from 'node:util';
 import type { AgentDefinition } from '../agent.js';
 import type { SettingsInput } from '../config.js';
 import { initProject } from './init.js';
+import { importAgentModule } from './load-agent-module.js';
+import { hideExpectedExperimentalWarnings } from './quiet-warnings.js';
 
 const USAGE = `usage: a2actor serve <agent module> [options]
        a2actor init [dir]          write a TypeScript agent project (package.json, agent.ts, a test)
@@ -71,22 +73,12 @@ function syntaxErrorAt(path: string): string | undefined {
   return first.startsWith(path) && /:\d+$/.test(first) ? first : undefined;
 }
 
-/** TypeScript agent modules (`.ts`, `.mts`, `.cts`, `.tsx`) load through tsx's loader hooks. */
-const TYPESCRIPT = /\.[cm]?tsx?$/;
-
 async function loadAgent(modulePath: string): Promise<AgentDefinition> {
   const path = resolve(modulePath);
   if (!existsSync(path)) throw new Error(`no agent module at ${path}`);
-  // Node 20 cannot import TypeScript at all, and newer Nodes only strip erasable syntax: tsx
-  // compiles it (a second registration under `--import tsx` is harmless).
-  if (TYPESCRIPT.test(path)) {
-    const [esm, cjs] = await Promise.all([import('tsx/esm/api'), import('tsx/cjs/api')]);
-    esm.register();
-    cjs.register();
-  }
   let mod: Record<string, unknown>;
   try {
-    mod = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
+    mod = (await importAgentModule(path)).module;
   } catch (err) {
     // Node's SyntaxError for an ES module carries no place at all: `node --check` finds it.
     const where = locationIn(err, path) ?? (err instanceof SyntaxError ? syntaxErrorAt(path) : undefined);
@@ -215,6 +207,7 @@ async function main(argv: string[]): Promise<void> {
   );
 }
 
+hideExpectedExperimentalWarnings();
 main(process.argv.slice(2)).catch((err: unknown) => {
   process.stderr.write(`a2actor: ${err instanceof Error ? err.message : String(err)}\n`);
   process.exit(1);

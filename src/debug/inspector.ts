@@ -12,6 +12,7 @@
  */
 import type { StatelyInspectionEvent } from '@statelyai/inspect';
 import type { InspectionEvent, Observer } from 'xstate';
+import { loadBackend } from '../load-backend.js';
 import type { Logger } from '../log.js';
 
 export interface TaskInspector {
@@ -26,7 +27,12 @@ const RETRY_MS = 2_000;
 const MAX_PENDING_EVENTS = 1_000;
 
 export async function connectInspector(url: string, logger: Logger): Promise<TaskInspector> {
-  const [{ createInspector }, { WebSocket }] = await Promise.all([import('@statelyai/inspect'), import('ws')]);
+  // Optional peers: only `--inspect` needs them.
+  const install = ['@statelyai/inspect', 'ws'];
+  const [{ createInspector }, { WebSocket }] = await Promise.all([
+    loadBackend(() => import('@statelyai/inspect'), install, '--inspect'),
+    loadBackend(() => import('ws'), install, '--inspect'),
+  ]);
   let socket: InstanceType<typeof WebSocket> | undefined;
   let retry: NodeJS.Timeout | undefined;
   let stopped = false;

@@ -30,9 +30,10 @@ interface UwsModule {
 }
 
 /**
- * The uWS builds we ship (both optional dependencies), in order of preference:
- * `@trufflesuite/uws-js-unofficial` (installed as `uWebSockets.js`: native for Node 16-20, glibc
- * 2.27+) and `@btc-vision/uwebsockets.js` (the official v20.57 binaries: Node 20-25, glibc 2.38+).
+ * The uWS builds we load, in order of preference: `uWebSockets.js`, which the user installs
+ * (`@trufflesuite/uws-js-unofficial` under that name: native for Node 16-20, glibc 2.27+; or the
+ * official build from GitHub), and `@btc-vision/uwebsockets.js` (our optional dependency: the
+ * official v20.57 binaries, Node 20-25, glibc 2.38+).
  */
 const BUILDS = [
   { name: 'uWebSockets.js', binaries: 'binaries/' },
@@ -46,7 +47,10 @@ const BUILDS = [
 function hasBinary(build: (typeof BUILDS)[number]): boolean {
   try {
     const dir = dirname(createRequire(import.meta.url).resolve(`${build.name}/package.json`));
-    return existsSync(join(dir, `${build.binaries}uws_${process.platform}_${process.arch}_${process.versions.modules}.node`));
+    const addon = `uws_${process.platform}_${process.arch}_${process.versions.modules}.node`;
+    // The official build installed from GitHub (`uNetworking/uWebSockets.js#v20.57.0`) is named
+    // `uWebSockets.js` too, with its binaries at the top.
+    return existsSync(join(dir, build.binaries, addon)) || existsSync(join(dir, addon));
   } catch {
     return false;
   }

@@ -2,6 +2,8 @@
  * The OpenTelemetry SDK for `a2actor serve`, set up from the standard OTEL_* variables so a
  * deployment exports traces without code. Nothing happens unless OTEL_TRACES_EXPORTER names an
  * exporter; the SDK is imported only then. Embedders skip this and register their own provider.
+ * The SDK and the exporters are optional peer dependencies: a server that exports no traces
+ * installs only `@opentelemetry/api`.
  *
  *   OTEL_TRACES_EXPORTER         otlp | console | none (a comma-separated list)
  *   OTEL_EXPORTER_OTLP_PROTOCOL  http/protobuf (default) | http/json (OTEL_EXPORTER_OTLP_TRACES_PROTOCOL wins)
@@ -11,6 +13,7 @@
  *   OTEL_BSP_*, OTEL_TRACES_SAMPLER: read by the SDK
  */
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
+import { loadBackend } from '../load-backend.js';
 
 export interface TracingSetup {
   /** Exporters in use, for the start-up line. */
@@ -19,16 +22,36 @@ export interface TracingSetup {
   shutdown(): Promise<void>;
 }
 
+const SDK = ['@opentelemetry/sdk-trace-node', '@opentelemetry/resources'] as const;
+const PROTO = '@opentelemetry/exporter-trace-otlp-proto';
+const JSON_EXPORTER = '@opentelemetry/exporter-trace-otlp-http';
+
+/** The setting that asked for the SDK, and every package it needs (named all at once when one is missing). */
+interface Need {
+  what: string;
+  packages: readonly string[];
+}
+
+const sdkPackage = <T>(load: () => Promise<T>, need: Need): Promise<T> => loadBackend(load, need.packages, need.what);
+
 const list = (value: string | undefined): string[] =>
   (value ?? '')
     .split(',')
     .map((s) => s.trim().toLowerCase())
     .filter(Boolean);
 
-async function otlpExporter(env: NodeJS.ProcessEnv): Promise<SpanExporter> {
-  const protocol = (env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/protobuf').trim();
-  if (protocol === 'http/protobuf') return new (await import('@opentelemetry/exporter-trace-otlp-proto')).OTLPTraceExporter();
-  if (protocol === 'http/json') return new (await import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter();
+function otlpProtocol(env: NodeJS.ProcessEnv): string {
+  return (env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/protobuf').trim();
+}
+
+async function otlpExporter(env: NodeJS.ProcessEnv, wanted: Need): Promise<SpanExporter> {
+  const protocol = otlpProtocol(env);
+  if (protocol === 'http/protobuf') {
+    return new (await sdkPackage(() => import('@opentelemetry/exporter-trace-otlp-proto'), wanted)).OTLPTraceExporter();
+  }
+  if (protocol === 'http/json') {
+    return new (await sdkPackage(() => import('@opentelemetry/exporter-trace-otlp-http'), wanted)).OTLPTraceExporter();
+  }
   throw new Error(`OTEL_EXPORTER_OTLP_PROTOCOL=${protocol} is not supported: use http/protobuf or http/json`);
 }
 
@@ -36,14 +59,19 @@ async function otlpExporter(env: NodeJS.ProcessEnv): Promise<SpanExporter> {
 export async function setupTracingFromEnv(env: NodeJS.ProcessEnv = process.env, version = 'unknown'): Promise<TracingSetup | undefined> {
   const names = list(env.OTEL_TRACES_EXPORTER).filter((n) => n !== 'none');
   if (names.length === 0 || env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return undefined;
-  const sdk = await import('@opentelemetry/sdk-trace-node');
+  const otlpPackage = names.includes('otlp') ? [otlpProtocol(env) === 'http/json' ? JSON_EXPORTER : PROTO] : [];
+  const wanted: Need = { what: `OTEL_TRACES_EXPORTER=${names.join(',')}`, packages: [...SDK, ...otlpPackage] };
+  const sdk = await sdkPackage(() => import('@opentelemetry/sdk-trace-node'), wanted);
   const exporters: SpanExporter[] = [];
   for (const name of names) {
-    if (name === 'otlp') exporters.push(await otlpExporter(env));
+    if (name === 'otlp') exporters.push(await otlpExporter(env, wanted));
     else if (name === 'console') exporters.push(new sdk.ConsoleSpanExporter());
     else throw new Error(`OTEL_TRACES_EXPORTER=${name} is not supported: use otlp, console or none`);
   }
-  const { defaultResource, detectResources, envDetector, resourceFromAttributes } = await import('@opentelemetry/resources');
+  const { defaultResource, detectResources, envDetector, resourceFromAttributes } = await sdkPackage(
+    () => import('@opentelemetry/resources'),
+    wanted,
+  );
   // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES (the env detector) win over our defaults.
   const resource = defaultResource()
     .merge(resourceFromAttributes({ 'service.name': 'a2actor', 'service.version': version }))

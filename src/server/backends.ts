@@ -59,7 +59,9 @@ export async function backendsStage(
 ): Promise<BackendsStage> {
   let store: TaskStore;
   try {
-    store = given.taskStore ?? (await openStore(settings.store, { sqliteSynchronous: settings.sqliteSynchronous }));
+    store =
+      given.taskStore ??
+      (await openStore(settings.store, { sqliteSynchronous: settings.sqliteSynchronous, sqliteDriver: settings.sqliteDriver }));
   } catch (err) {
     throw backendError('store', settings.store, err);
   }

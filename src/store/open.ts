@@ -4,13 +4,16 @@
  */
 import { MapTaskStore } from './map-store.js';
 import { MemoryTaskStore } from './memory.js';
-import { SqliteTaskStore, type SqliteSynchronous } from './sqlite.js';
+import { SqliteTaskStore, type SqliteStoreOptions } from './sqlite.js';
 import type { TaskStore } from './types.js';
 import { loadBackend } from '../load-backend.js';
 
 /** The store a `store` setting names: `memory`, `memory-plain`, `sqlite:<path>` or `postgres://…`. */
-export async function openStore(spec: string, opts: { sqliteSynchronous?: SqliteSynchronous } = {}): Promise<TaskStore> {
-  const sqlite = { synchronous: opts.sqliteSynchronous ?? 'normal' } as const;
+export async function openStore(
+  spec: string,
+  opts: { sqliteSynchronous?: SqliteStoreOptions['synchronous']; sqliteDriver?: SqliteStoreOptions['driver'] } = {},
+): Promise<TaskStore> {
+  const sqlite: SqliteStoreOptions = { synchronous: opts.sqliteSynchronous ?? 'normal', driver: opts.sqliteDriver ?? 'auto' };
   if (spec === 'memory') return new MemoryTaskStore();
   if (spec === 'memory-plain') return new MapTaskStore();
   if (spec.startsWith('postgres://') || spec.startsWith('postgresql://')) {

@@ -1,18 +1,25 @@
 /**
- * SQLite TaskStore (better-sqlite3, WAL): the embedded, durable default. The whole task is one
- * JSON column; the columns beside it exist only to filter and page. Calls are synchronous
- * underneath (better-sqlite3), wrapped in the async port so PostgreSQL fits the same contract.
+ * SQLite TaskStore (WAL): the embedded, durable default. The whole task is one JSON column; the
+ * columns beside it exist only to filter and page. Calls are synchronous underneath (node:sqlite
+ * or better-sqlite3, sqlite-driver.ts), wrapped in the async port so PostgreSQL fits the same
+ * contract.
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
 import type { Task, TaskState } from '../a2a/schemas.js';
 import { PageBudget, listCost, listEntry, listedText, storedSummary, type StoredSummary } from './list-page.js';
 import type { MessageKey, StoredPushConfig, TaskListQuery, TaskPage, TaskStore } from './types.js';
 import { SqliteOutboxTable } from './outbox-sqlite.js';
+import { isSqliteBusy, sqliteDriver, type SqliteDatabase, type SqliteDriver, type SqliteDriverName } from './sqlite-driver.js';
 
 /** `synchronous` of the WAL (SERVICE_SQLITE_SYNCHRONOUS): `full` also survives a power loss. */
 export type SqliteSynchronous = 'normal' | 'full';
+
+export interface SqliteStoreOptions {
+  synchronous?: SqliteSynchronous;
+  /** SERVICE_SQLITE_DRIVER (`auto` by default), or a loaded driver (sqlite-driver.ts). */
+  driver?: SqliteDriverName | 'auto' | SqliteDriver;
+}
 
 /** Versioned migrations: each runs once, in order, recorded in `user_version`. */
 const MIGRATIONS: readonly string[] = [
@@ -69,6 +76,16 @@ const MIGRATIONS: readonly string[] = [
      FROM tasks;`,
 ];
 
+/** A task's row in `tasks` (the named values of the upsert). */
+interface TaskRow {
+  id: string;
+  contextId: string;
+  state: string;
+  ts: string;
+  body: string;
+  owner: string | null;
+}
+
 interface SummaryRow {
   id: string;
   summary_bytes: number;
@@ -79,26 +96,30 @@ interface SummaryRow {
 /** Tasks in one SQLite file (WAL), durable across restarts; one process per file. */
 export class SqliteTaskStore implements TaskStore {
   readonly description: string;
-  private readonly db: Database.Database;
+  /** Which driver opened the file (SERVICE_SQLITE_DRIVER). */
+  readonly driver: SqliteDriverName;
+  private readonly db: SqliteDatabase;
   private readonly stmt;
   /** The task, its summary and its idempotency record in one transaction (one WAL commit). */
-  private readonly save: (row: Record<string, string | null>, summary: StoredSummary, key: MessageKey | undefined) => void;
+  private readonly save: (row: TaskRow, summary: StoredSummary, key: MessageKey | undefined) => void;
 
   /** Opens (or creates and migrates) the database at `path`. */
-  constructor(path: string, opts: { synchronous?: SqliteSynchronous } = {}) {
+  constructor(path: string, opts: SqliteStoreOptions = {}) {
     this.description = `sqlite:${path}`;
+    const driver = typeof opts.driver === 'object' ? opts.driver : sqliteDriver(opts.driver ?? 'auto');
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-    this.db = new Database(path);
+    this.db = driver.open(path);
+    this.driver = driver.name;
     this.takeOwnership(path);
     // NORMAL in WAL mode survives a process crash (SIGKILL); only power loss can drop the tail.
     // FULL syncs the log at every commit, so not even that.
-    this.db.pragma(`synchronous = ${opts.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
-    this.db.pragma('busy_timeout = 5000');
+    this.db.exec(`PRAGMA synchronous = ${opts.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
+    this.db.exec('PRAGMA busy_timeout = 5000');
     this.migrate();
     const db = this.db;
     this.stmt = {
-      get: db.prepare<[string], { body: string }>('SELECT body FROM tasks WHERE id = ?'),
-      getOwned: db.prepare<[string, string], { body: string }>('SELECT body FROM tasks WHERE id = ? AND owner = ?'),
+      get: db.prepare<{ body: string }>('SELECT body FROM tasks WHERE id = ?'),
+      getOwned: db.prepare<{ body: string }>('SELECT body FROM tasks WHERE id = ? AND owner = ?'),
       // The owner is written once, with the task's first row.
       upsert: db.prepare(
         `INSERT INTO tasks (id, context_id, state, status_ts, body, owner) VALUES (@id, @contextId, @state, @ts, @body, @owner)
@@ -113,19 +134,19 @@ export class SqliteTaskStore implements TaskStore {
            summary = excluded.summary, summary_bytes = excluded.summary_bytes, history_bytes = excluded.history_bytes,
            artifacts_bytes = excluded.artifacts_bytes`,
       ),
-      findMessage: db.prepare<[string, string], { task_id: string }>('SELECT task_id FROM message_keys WHERE scope = ? AND message_id = ?'),
+      findMessage: db.prepare<{ task_id: string }>('SELECT task_id FROM message_keys WHERE scope = ? AND message_id = ?'),
       rememberMessage: db.prepare('INSERT OR IGNORE INTO message_keys (scope, message_id, task_id) VALUES (?, ?, ?)'),
       savePush: db.prepare(
         `INSERT INTO push_configs (task_id, config_id, seq, body)
          VALUES (@taskId, @configId, (SELECT COALESCE(MAX(seq), 0) + 1 FROM push_configs WHERE task_id = @taskId), @body)
          ON CONFLICT(task_id, config_id) DO UPDATE SET body = excluded.body`,
       ),
-      listPush: db.prepare<[string], { body: string }>('SELECT body FROM push_configs WHERE task_id = ? ORDER BY seq'),
+      listPush: db.prepare<{ body: string }>('SELECT body FROM push_configs WHERE task_id = ? ORDER BY seq'),
       deletePush: db.prepare('DELETE FROM push_configs WHERE task_id = ? AND config_id = ?'),
     };
     const stmt = this.stmt;
-    this.save = db.transaction((row: Record<string, string | null>, summary: StoredSummary, key: MessageKey | undefined) => {
-      stmt.upsert.run(row);
+    this.save = db.transaction((row: TaskRow, summary: StoredSummary, key: MessageKey | undefined) => {
+      stmt.upsert.run({ ...row });
       const { id, contextId, state, ts, owner } = row;
       stmt.upsertSummary.run({ id, contextId, state, ts, owner, ...summary });
       if (key) stmt.rememberMessage.run(key.scope, key.messageId, row.id);
@@ -140,13 +161,11 @@ export class SqliteTaskStore implements TaskStore {
   private takeOwnership(path: string): void {
     try {
       // A process that is just exiting (a restart) may hold the lock a moment longer.
-      this.db.pragma('busy_timeout = 250');
-      this.db.pragma('locking_mode = EXCLUSIVE');
-      this.db.pragma('journal_mode = WAL');
+      this.db.exec('PRAGMA busy_timeout = 250; PRAGMA locking_mode = EXCLUSIVE; PRAGMA journal_mode = WAL');
       this.db.exec('BEGIN EXCLUSIVE; COMMIT;');
     } catch (err) {
       this.db.close();
-      if ((err as { code?: unknown }).code !== 'SQLITE_BUSY') throw err;
+      if (!isSqliteBusy(err)) throw err;
       throw new Error(
         `the SQLite database ${path} is in use by another process. A SQLite file belongs to one server process; ` +
           'to run several processes on the same tasks, use PostgreSQL and Redis (--store postgres://… --events redis://…).',
@@ -156,11 +175,11 @@ export class SqliteTaskStore implements TaskStore {
   }
 
   private migrate(): void {
-    const current = this.db.pragma('user_version', { simple: true }) as number;
+    const current = this.db.prepare<{ user_version: number }>('PRAGMA user_version').get()?.user_version ?? 0;
     for (let v = current; v < MIGRATIONS.length; v++) {
       this.db.transaction(() => {
         this.db.exec(MIGRATIONS[v] as string);
-        this.db.pragma(`user_version = ${v + 1}`);
+        this.db.exec(`PRAGMA user_version = ${v + 1}`);
       })();
     }
   }
@@ -206,7 +225,7 @@ export class SqliteTaskStore implements TaskStore {
     }
     const filter = where.length ? `WHERE ${where.join(' AND ')}` : '';
     // Lists read task_summaries alone (the migration says why).
-    const total = this.db.prepare(`SELECT COUNT(*) AS n FROM task_summaries ${filter}`).get(args) as { n: number };
+    const total = this.db.prepare<{ n: number }>(`SELECT COUNT(*) AS n FROM task_summaries ${filter}`).get(args) ?? { n: 0 };
     const pageWhere = [...where];
     if (query.afterId !== undefined) {
       pageWhere.push('id < @afterId');
@@ -214,11 +233,11 @@ export class SqliteTaskStore implements TaskStore {
     }
     // The page is chosen by the stored sizes alone; then only what it returns is read.
     const rows = this.db
-      .prepare(
+      .prepare<SummaryRow>(
         `SELECT id, summary_bytes, history_bytes, artifacts_bytes FROM task_summaries
          ${pageWhere.length ? `WHERE ${pageWhere.join(' AND ')}` : ''} ORDER BY id DESC LIMIT @limit`,
       )
-      .all({ ...args, limit: query.pageSize + 1 }) as SummaryRow[];
+      .all({ ...args, limit: query.pageSize + 1 });
     const budget = new PageBudget(query);
     const page: SummaryRow[] = [];
     for (const r of rows) {
@@ -238,10 +257,10 @@ export class SqliteTaskStore implements TaskStore {
     const partsWanted = query.historyLength !== 0 || query.includeArtifacts !== false;
     const body = partsWanted ? '(SELECT body FROM tasks WHERE tasks.id = s.id)' : 'NULL';
     const rows = this.db
-      .prepare(
+      .prepare<{ summary: string; body: string | null }>(
         `SELECT s.summary, ${body} AS body FROM task_summaries s WHERE s.id IN (${page.map(() => '?').join(',')}) ORDER BY s.id DESC`,
       )
-      .all(...page.map((r) => r.id)) as { summary: string; body: string | null }[];
+      .all(...page.map((r) => r.id));
     return rows.map((r) =>
       r.body === null ? listEntry(JSON.parse(r.summary) as Task, undefined, undefined, query) : listedText(r.body, query).entry(),
     );
@@ -250,10 +269,10 @@ export class SqliteTaskStore implements TaskStore {
   async tasksInStates(states: readonly TaskState[]): Promise<Task[]> {
     if (states.length === 0) return [];
     const rows = this.db
-      .prepare(`SELECT t.body FROM task_summaries s JOIN tasks t ON t.id = s.id WHERE s.state IN (${states.map(() => '?').join(',')})`)
-      .all(...states) as {
-      body: string;
-    }[];
+      .prepare<{ body: string }>(
+        `SELECT t.body FROM task_summaries s JOIN tasks t ON t.id = s.id WHERE s.state IN (${states.map(() => '?').join(',')})`,
+      )
+      .all(...states);
     return rows.map((r) => JSON.parse(r.body) as Task);
   }
 
@@ -272,7 +291,7 @@ export class SqliteTaskStore implements TaskStore {
 
   /** Removes one push config; false when there was none. */
   async deletePushConfig(taskId: string, configId: string): Promise<boolean> {
-    return this.stmt.deletePush.run(taskId, configId).changes > 0;
+    return Number(this.stmt.deletePush.run(taskId, configId).changes) > 0;
   }
 
   /** One process owns the file, so there is no lease to keep. */

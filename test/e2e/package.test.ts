@@ -2,20 +2,57 @@
  * The package as a newcomer gets it: `npm pack`, installed from the registry's dependencies into
  * a fresh `npm init -y` project (CommonJS) and into a `"type": "module"` one; `npx a2actor serve`
  * serves a TypeScript, an ES-module and a CommonJS agent; `require('a2actor')` works; the project
- * `a2actor init` writes starts, answers and passes its own test.
+ * `a2actor init` writes starts, answers and passes its own test. On Node 22 and 24 the install is
+ * light: no install script, nothing compiled, at most 150 MB, and SQLite (node:sqlite) serving
+ * across a restart.
+ *
+ * `packedInstall()` is the one packed install the describe blocks share: a later block may use it.
  */
 import { execFile, spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, rpcCall, userMessage } from '../support/a2a.js';
+import { nodeBinary } from '../support/node-binary.js';
 import { tempDir } from '../support/server.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const run = promisify(execFile);
 const NPM = { env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' } };
+const temp = tempDir('a2actor-pack-');
+afterAll(() => temp.cleanup());
+
+let tarball: Promise<string> | undefined;
+/** `npm pack` of this project, made once per file. */
+function packed(): Promise<string> {
+  tarball ??= (async () => {
+    await run('npm', ['pack', '--pack-destination', temp.dir, '--silent'], { cwd: ROOT, ...NPM });
+    const file = readdirSync(temp.dir).find((f) => f.endsWith('.tgz'));
+    if (!file) throw new Error('npm pack made no tarball');
+    return join(temp.dir, file);
+  })();
+  return tarball;
+}
+
+/** The packed package installed into a fresh `npm init -y` project named `name`, by `node`'s npm. */
+async function installInto(name: string, node = process.execPath): Promise<{ dir: string; log: string }> {
+  const dir = join(temp.dir, name);
+  mkdirSync(dir);
+  // npm runs on the first `node` of PATH, and so do the install scripts it starts.
+  const env = { ...NPM.env, PATH: `${dirname(node)}:${process.env.PATH ?? ''}` };
+  await run('npm', ['init', '-y'], { cwd: dir, env });
+  const { stdout, stderr } = await run('npm', ['install', await packed()], { cwd: dir, env, maxBuffer: 16 * 1024 * 1024 });
+  return { dir, log: `${stdout}${stderr}` };
+}
+
+let shared: Promise<string> | undefined;
+/** The CommonJS project with the packed package installed on this Node, shared by every block. */
+export function packedInstall(): Promise<string> {
+  shared ??= installInto('cjs-project').then((p) => p.dir);
+  return shared;
+}
 
 /** `npx a2actor serve <agent>` (or another command) in `dir`; answers one message, then is stopped. */
 async function serveAndAsk(
@@ -55,18 +92,14 @@ async function serveAndAsk(
 }
 
 describe('the packed package in fresh projects', () => {
-  const temp = tempDir('a2actor-pack-');
   const commonjs = join(temp.dir, 'cjs-project');
   const esm = join(temp.dir, 'esm-project');
-  afterAll(() => temp.cleanup());
 
   beforeAll(async () => {
-    await run('npm', ['pack', '--pack-destination', temp.dir, '--silent'], { cwd: ROOT, ...NPM });
-    const tarball = readdirSync(temp.dir).find((f) => f.endsWith('.tgz'));
-    if (!tarball) throw new Error('npm pack made no tarball');
-    mkdirSync(commonjs);
-    await run('npm', ['init', '-y'], { cwd: commonjs, ...NPM });
-    await run('npm', ['install', join(temp.dir, tarball)], { cwd: commonjs, ...NPM, maxBuffer: 16 * 1024 * 1024 });
+    await packedInstall();
+    // What a TypeScript project adds (`a2actor init` writes it as a dev dependency): Node 20
+    // cannot load TypeScript without it.
+    await run('npm', ['install', '--save-dev', 'tsx'], { cwd: commonjs, ...NPM });
     // The ES-module project shares the installed packages.
     mkdirSync(esm);
     writeFileSync(join(esm, 'package.json'), JSON.stringify({ name: 'esm-project', version: '1.0.0', type: 'module' }));
@@ -133,19 +166,119 @@ export default defineAgent({
   }, 60_000);
 });
 
+/** The built CLI of an installed package, run by `node` in `dir`, until its "listening on" line. */
+async function startInstalledCli(
+  node: string,
+  dir: string,
+  args: string[],
+): Promise<{ url: string; output: () => string; stop: () => Promise<void> }> {
+  const child = spawn(node, [join(dir, 'node_modules/a2actor/dist/src/cli/main.js'), 'serve', ...args, '--port', '0'], {
+    cwd: dir,
+    env: { ...NPM.env, SERVICE_LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const url = await eventually(() => /listening on (http:\/\/\S+)/.exec(out)?.[1], 30_000).catch(() => {
+    child.kill('SIGKILL');
+    throw new Error(`the installed CLI did not start:\n${out}`);
+  });
+  return {
+    url,
+    output: () => out,
+    stop: async () => {
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+describe.each([22, 24])('a light install on Node %i', (major) => {
+  let node = '';
+  let project = { dir: '', log: '' };
+
+  beforeAll(async () => {
+    node = await nodeBinary(major);
+    project = await installInto(`node${major}-project`, node);
+  }, 600_000);
+
+  it('runs no install script, compiles nothing and takes at most 150 MB', async () => {
+    // npm lists the packages whose install scripts ran (or wait to be allowed) under this heading.
+    expect(project.log).not.toMatch(/install-scripts/);
+    expect(existsSync(join(project.dir, 'node_modules/better-sqlite3'))).toBe(false);
+    expect(existsSync(join(project.dir, 'node_modules/esbuild'))).toBe(false);
+    const { stdout } = await run('du', ['-sm', join(project.dir, 'node_modules')]);
+    expect(Number(stdout.split('\t')[0])).toBeLessThanOrEqual(150);
+  });
+
+  it('serves a TypeScript agent without tsx: Node strips the types', async () => {
+    // .mts: `npm init -y` writes "type": "commonjs", where Node reads a .ts file as CommonJS.
+    writeFileSync(
+      join(project.dir, 'typed.mts'),
+      `import { defineAgent, type AgentContext } from 'a2actor';
+export default defineAgent({
+  card: { name: 'Typed Agent', description: 'typed', version: '1.0.0', skills: [] },
+  async handler(ctx: AgentContext): Promise<void> {
+    const loud: string = ctx.text.toUpperCase();
+    ctx.complete(\`stripped: \${loud}\`);
+  },
+});
+`,
+    );
+    const cli = await startInstalledCli(node, project.dir, ['typed.mts', '--store', 'memory']);
+    try {
+      const answer = await rpcCall(cli.url, 'message/send', { message: userMessage('hi') });
+      expect(answer.result.artifacts[0].parts[0].text).toBe('stripped: HI');
+    } finally {
+      await cli.stop();
+    }
+  }, 60_000);
+
+  it('serves its SQLite store across a restart: send, stop, start, get the task', async () => {
+    writeFileSync(
+      join(project.dir, 'agent.js'),
+      `const { defineAgent } = require('a2actor');
+module.exports = defineAgent({
+  card: { name: 'Kept Agent', description: 'kept', version: '1.0.0', skills: [] },
+  async handler(ctx) { ctx.complete('kept: ' + ctx.text); },
+});
+`,
+    );
+    const args = ['agent.js', '--store', 'sqlite:./data/tasks.db'];
+    const first = await startInstalledCli(node, project.dir, args);
+    let sent;
+    try {
+      expect(first.output()).toMatch(/store sqlite:\.\/data\/tasks\.db/);
+      sent = await rpcCall(first.url, 'message/send', { message: userMessage('remember me') });
+      expect(sent.result.status.state).toBe('completed');
+    } finally {
+      await first.stop();
+    }
+    const second = await startInstalledCli(node, project.dir, args);
+    try {
+      const read = await rpcCall(second.url, 'tasks/get', { id: sent.result.id });
+      expect(read.result).toEqual(sent.result);
+      // node:sqlite's ExperimentalWarning (Node 22) is the CLI's to hide.
+      expect(first.output() + second.output()).not.toMatch(/ExperimentalWarning/);
+    } finally {
+      await second.stop();
+    }
+  }, 120_000);
+});
+
 describe('the packed package mounted in a Fastify app and in an Express app with express.json()', () => {
   const temp = tempDir('a2actor-pack-mount-');
   const project = join(temp.dir, 'mount-project');
   afterAll(() => temp.cleanup());
 
   beforeAll(async () => {
-    await run('npm', ['pack', '--pack-destination', temp.dir, '--silent'], { cwd: ROOT, ...NPM });
-    const tarball = readdirSync(temp.dir).find((f) => f.endsWith('.tgz'));
-    if (!tarball) throw new Error('npm pack made no tarball');
+    const tarball = await packed();
     mkdirSync(project);
     writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'mount-project', version: '1.0.0', type: 'module' }));
     // Light: the app serves from memory through its host's listener, so no native build is needed.
-    await run('npm', ['install', join(temp.dir, tarball), '--ignore-scripts', '--omit=optional', '--prefer-offline'], {
+    await run('npm', ['install', tarball, '--ignore-scripts', '--omit=optional', '--prefer-offline'], {
       cwd: project,
       ...NPM,
       maxBuffer: 16 * 1024 * 1024,

@@ -3,10 +3,10 @@
  * power loss; the setting reaches the connection's `synchronous` pragma.
  */
 import { join } from 'node:path';
-import type Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { resolveSettings } from '../../src/config.js';
 import { openStore } from '../../src/store/open.js';
+import type { SqliteDatabase } from '../../src/store/sqlite-driver.js';
 import type { TaskStore } from '../../src/store/types.js';
 import { tempDir } from '../support/server.js';
 
@@ -15,7 +15,7 @@ afterAll(() => temp.cleanup());
 
 /** The pragma as the store's own connection has it (the file is locked to that connection). */
 const synchronousOf = (store: TaskStore): number =>
-  (store as unknown as { db: Database.Database }).db.pragma('synchronous', { simple: true }) as number;
+  (store as unknown as { db: SqliteDatabase }).db.prepare<{ synchronous: number }>('PRAGMA synchronous').get()?.synchronous ?? -1;
 
 describe('SQLite synchronous setting', () => {
   it('is normal by default, full when asked, and refuses anything else naming its variable', () => {

@@ -57,8 +57,8 @@ async function mountInHostApp(
   };
 }
 /**
- * The stores the suites run on. `TEST_STORES=memory` narrows them for the runs on newer Node
- * majors (.ci/run), where the better-sqlite3 addon built for this machine's Node cannot load.
+ * The stores the suites run on; `TEST_STORES=memory` narrows them for a quick run. SQLite runs
+ * on every Node: better-sqlite3 where its addon loads, node:sqlite on Node 22.13+.
  */
 export const STORE_KINDS: StoreKind[] = (['memory', 'sqlite'] as const).filter(
   (kind) => process.env.TEST_STORES === undefined || process.env.TEST_STORES.split(',').includes(kind),
