@@ -4,8 +4,8 @@
  * (`referenceEncoder` in codec.ts: JSON.stringify, fromJsonString, toBinary), which was the gRPC
  * transport's largest cost of its own per call.
  *
- * It answers only for what it is sure of: ids, roles, states, timestamps in the `Z` form, and
- * text parts; anything else (metadata, data or file parts, a key it does not know, a null) makes
+ * It answers only for what it is sure of: ids, roles, states, timestamps in the `Z` form, text
+ * parts and JSON metadata; anything else (data or file parts, a key it does not know, a null) makes
  * it step aside with `undefined`, and the reference path encodes. Where it answers, the bytes are
  * the reference path's, field for field in field-number order: test/unit/grpc-fast-encode.test.ts
  * holds the two equal.
@@ -68,6 +68,61 @@ function nested(w: BinaryWriter, field: number, write: (w: BinaryWriter) => void
   w.join();
 }
 
+/** JSON.parse's objects, or prototype-less ones; anything else (a Date, a class) has its own JSON form. */
+function plainObject(value: unknown): Json {
+  const o = object(value);
+  const proto: unknown = Object.getPrototypeOf(o);
+  if (proto !== Object.prototype && proto !== null) throw STEP_ASIDE;
+  return o;
+}
+
+/** `google.protobuf.Struct`: map<string, Value> fields = 1, each entry's key and value always written. */
+function struct(w: BinaryWriter, value: unknown): void {
+  const o = plainObject(value);
+  for (const key in o) {
+    const v = o[key];
+    // JSON text leaves undefined members out, as the reference path does.
+    if (v === undefined) continue;
+    w.tag(1, WireType.LengthDelimited).fork();
+    w.tag(1, WireType.LengthDelimited).string(key);
+    nested(w, 2, (w) => jsonValue(w, v));
+    w.join();
+  }
+}
+
+/** `google.protobuf.Value`: a oneof, so even a zero, an empty string or false is written. */
+function jsonValue(w: BinaryWriter, v: unknown): void {
+  switch (typeof v) {
+    case 'string':
+      w.tag(3, WireType.LengthDelimited).string(v);
+      return;
+    case 'number':
+      // JSON text has no NaN or infinities, and writes -0 as 0.
+      if (!Number.isFinite(v)) throw STEP_ASIDE;
+      w.tag(2, WireType.Bit64).double(v === 0 ? 0 : v);
+      return;
+    case 'boolean':
+      w.tag(4, WireType.Varint).bool(v);
+      return;
+    case 'object':
+      if (v === null) w.tag(1, WireType.Varint).int32(0);
+      else if (Array.isArray(v)) nested(w, 6, (w) => listValue(w, v));
+      else nested(w, 5, (w) => struct(w, v));
+      return;
+    default:
+      throw STEP_ASIDE;
+  }
+}
+
+/** `google.protobuf.ListValue`: repeated Value values = 1 (JSON text would turn a hole into null: step aside). */
+function listValue(w: BinaryWriter, values: unknown[]): void {
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    if (v === undefined) throw STEP_ASIDE;
+    nested(w, 1, (w) => jsonValue(w, v));
+  }
+}
+
 const RFC3339_Z = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?Z$/;
 
 /** `google.protobuf.Timestamp` from the `…Z` form (other forms and years before 1970 step aside). */
@@ -91,8 +146,9 @@ function part(w: BinaryWriter, value: unknown): void {
   w.tag(1, WireType.LengthDelimited).string(p.text);
   for (const key in p) {
     if (key === 'text' || p[key] === undefined) continue;
-    if (key !== 'filename' && key !== 'mediaType') throw STEP_ASIDE;
+    if (key !== 'filename' && key !== 'mediaType' && key !== 'metadata') throw STEP_ASIDE;
   }
+  if (p.metadata !== undefined) nested(w, 5, (w) => struct(w, p.metadata));
   if (p.filename !== undefined) stringField(w, 6, p.filename);
   if (p.mediaType !== undefined) stringField(w, 7, p.mediaType);
 }
@@ -101,7 +157,7 @@ const parts = (w: BinaryWriter, field: number, value: unknown): void => {
   for (const p of list(value)) nested(w, field, (w) => part(w, p));
 };
 
-const MESSAGE_KEYS = new Set(['messageId', 'contextId', 'taskId', 'role', 'parts', 'extensions', 'referenceTaskIds']);
+const MESSAGE_KEYS = new Set(['messageId', 'contextId', 'taskId', 'role', 'parts', 'metadata', 'extensions', 'referenceTaskIds']);
 
 function message(w: BinaryWriter, value: unknown): void {
   const m = object(value);
@@ -111,6 +167,7 @@ function message(w: BinaryWriter, value: unknown): void {
   if (m.taskId !== undefined) stringField(w, 3, m.taskId);
   if (m.role !== undefined) enumField(w, 4, ROLES, m.role);
   if (m.parts !== undefined) parts(w, 5, m.parts);
+  if (m.metadata !== undefined) nested(w, 6, (w) => struct(w, m.metadata));
   if (m.extensions !== undefined) repeatedStrings(w, 7, m.extensions);
   if (m.referenceTaskIds !== undefined) repeatedStrings(w, 8, m.referenceTaskIds);
 }
@@ -125,7 +182,7 @@ function status(w: BinaryWriter, value: unknown): void {
   if (s.timestamp !== undefined) nested(w, 3, (w) => timestamp(w, s.timestamp));
 }
 
-const ARTIFACT_KEYS = new Set(['artifactId', 'name', 'description', 'parts', 'extensions']);
+const ARTIFACT_KEYS = new Set(['artifactId', 'name', 'description', 'parts', 'metadata', 'extensions']);
 
 function artifact(w: BinaryWriter, value: unknown): void {
   const a = object(value);
@@ -134,10 +191,11 @@ function artifact(w: BinaryWriter, value: unknown): void {
   if (a.name !== undefined) stringField(w, 2, a.name);
   if (a.description !== undefined) stringField(w, 3, a.description);
   if (a.parts !== undefined) parts(w, 4, a.parts);
+  if (a.metadata !== undefined) nested(w, 5, (w) => struct(w, a.metadata));
   if (a.extensions !== undefined) repeatedStrings(w, 6, a.extensions);
 }
 
-const TASK_KEYS = new Set(['id', 'contextId', 'status', 'artifacts', 'history']);
+const TASK_KEYS = new Set(['id', 'contextId', 'status', 'artifacts', 'history', 'metadata']);
 
 function task(w: BinaryWriter, value: unknown): void {
   const t = object(value);
@@ -147,6 +205,7 @@ function task(w: BinaryWriter, value: unknown): void {
   if (t.status !== undefined) nested(w, 3, (w) => status(w, t.status));
   if (t.artifacts !== undefined) for (const a of list(t.artifacts)) nested(w, 4, (w) => artifact(w, a));
   if (t.history !== undefined) for (const m of list(t.history)) nested(w, 5, (w) => message(w, m));
+  if (t.metadata !== undefined) nested(w, 6, (w) => struct(w, t.metadata));
 }
 
 /**

@@ -29,25 +29,34 @@ const str = fc.oneof(fc.constantFrom('', 'a', 'tasks/1', 'ü€😀'), fc.string
 /** Sometimes absent, sometimes explicitly undefined (what the wire mappers leave), else the value. */
 const opt = <T>(arb: fc.Arbitrary<T>) => fc.option(fc.option(arb, { nil: undefined }), { nil: undefined, freq: 3 });
 
+/** Mostly what the path takes, now and then what it must leave. */
+const mostly = <T>(usual: fc.Arbitrary<T>, rare: fc.Arbitrary<T>) =>
+  fc.oneof({ arbitrary: usual, weight: 20 }, { arbitrary: rare, weight: 1 });
+
+/** Metadata: JSON of every kind, undefined members, and now and then what JSON text would change (a Date, NaN, a hole). */
+const metadata = fc.option(
+  mostly<unknown>(
+    fc.oneof(
+      fc.dictionary(fc.string({ maxLength: 6 }), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 4 }),
+      fc.constant({ stateTransitions: [{ state: 'completed', timestamp: '2026-11-27T00:25:02.726Z' }], _eventSeq: 3, gone: undefined }),
+      fc.constant({ zero: -0, no: false, empty: '', nothing: null, nested: { list: [], obj: {} }, '2': 'two', '1': 'one' }),
+    ),
+    fc.constantFrom({ when: new Date(0) }, { n: Number.NaN }, { list: [1, undefined] }, [1, 2], 'text'),
+  ),
+  { nil: undefined },
+);
+
 const textPart = fc.record(
-  { text: str, filename: opt(str), mediaType: opt(fc.constantFrom('text/plain', '')) },
+  { text: str, metadata, filename: opt(str), mediaType: opt(fc.constantFrom('text/plain', '')) },
   { requiredKeys: ['text'] },
 );
 /** Shapes the fast path leaves alone, so that stepping aside is tested too. */
 const otherPart = fc.oneof(
   fc.record({ data: fc.jsonValue({ maxDepth: 2 }) }),
   fc.record({ url: str }),
-  fc.record({ text: str, metadata: fc.constant({ k: 1 }) }),
   fc.record({ text: str, unknownKey: str }),
 );
 const part = fc.oneof({ arbitrary: textPart, weight: 20 }, { arbitrary: otherPart, weight: 1 });
-
-/** Mostly what the path takes, now and then what it must leave. */
-const mostly = <T>(usual: fc.Arbitrary<T>, rare: fc.Arbitrary<T>) =>
-  fc.oneof({ arbitrary: usual, weight: 20 }, { arbitrary: rare, weight: 1 });
-
-/** Metadata (a Struct) is left to the reference path; now and then a message carries some. */
-const rarely = <T>(value: T) => mostly<T | undefined>(fc.constant(undefined), fc.constant(value));
 
 const role = mostly(fc.constantFrom('ROLE_USER', 'ROLE_AGENT', 'ROLE_UNSPECIFIED'), fc.constant('ROLE_OTHER'));
 const message = fc.record(
@@ -59,7 +68,7 @@ const message = fc.record(
     parts: fc.array(part, { maxLength: 3 }),
     extensions: opt(fc.array(str, { maxLength: 2 })),
     referenceTaskIds: opt(fc.array(str, { maxLength: 2 })),
-    metadata: rarely({ a: 'b' }),
+    metadata,
   },
   { requiredKeys: ['messageId', 'role', 'parts'] },
 );
@@ -89,7 +98,14 @@ const state = mostly(
 );
 const status = fc.record({ state, message: opt(message), timestamp: opt(timestamp) }, { requiredKeys: ['state'] });
 const artifact = fc.record(
-  { artifactId: str, name: opt(str), description: opt(str), parts: fc.array(part, { maxLength: 3 }), extensions: opt(fc.array(str)) },
+  {
+    artifactId: str,
+    name: opt(str),
+    description: opt(str),
+    metadata,
+    parts: fc.array(part, { maxLength: 3 }),
+    extensions: opt(fc.array(str)),
+  },
   { requiredKeys: ['artifactId', 'parts'] },
 );
 const task = fc.record(
@@ -99,7 +115,7 @@ const task = fc.record(
     status,
     artifacts: opt(fc.array(artifact, { maxLength: 2 })),
     history: opt(fc.array(message, { maxLength: 3 })),
-    metadata: rarely({ a: 1 }),
+    metadata,
   },
   { requiredKeys: ['id', 'status'] },
 );
@@ -114,6 +130,7 @@ describe('the v1.0 task-or-message fast encoder', () => {
           status: { state: 'TASK_STATE_COMPLETED', timestamp: '2026-11-27T00:15:57.123Z' },
           history: [{ messageId: 'm-1', contextId: 'c-1', taskId: 't-1', role: 'ROLE_USER', parts: [{ text: 'hello' }] }],
           artifacts: [{ artifactId: 'a-1', name: 'echo', parts: [{ text: 'hello' }] }],
+          metadata: { stateTransitions: [{ state: 'completed', timestamp: '2026-11-27T00:15:57.123Z' }], _eventSeq: 3 },
         },
       },
       { message: { messageId: 'm-2', role: 'ROLE_AGENT', parts: [{ text: '' }], contextId: undefined } },
@@ -127,7 +144,7 @@ describe('the v1.0 task-or-message fast encoder', () => {
       {},
       { task: { id: 't' }, message: { messageId: 'm' } },
       { statusUpdate: { taskId: 't' } },
-      { task: { id: 't', metadata: { a: 1 } } },
+      { task: { id: 't', metadata: { when: new Date(0) } } },
       { task: { id: 't', status: { state: 'TASK_STATE_WORKING', timestamp: '2026-01-01T00:00:00+01:00' } } },
       { message: { messageId: 'm', parts: [{ data: { a: 1 } }] } },
       { message: { messageId: 'm', contextId: null } },
