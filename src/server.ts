@@ -20,7 +20,7 @@ import type { TaskStore } from './store/types.js';
 import { backendsStage } from './server/backends.js';
 import { cardStage } from './server/card.js';
 import { frontEndStage, type ServerStats } from './server/front-end.js';
-import { openGrpc } from './server/grpc.js';
+import { openGrpc, untilOrAfter } from './server/grpc.js';
 import { observabilityStage, type Inspector } from './server/observability.js';
 import { protocolStage } from './server/protocol.js';
 import { pushStage, runtimeStage } from './server/runtime.js';
@@ -170,6 +170,7 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
     backends,
     push,
     rawRoutes: [...debug.rawRoutes, ...(rawRoutes ?? [])],
+    ...(grpc ? { grpcStreams: () => grpc.openStreams() } : {}),
     // A listener that cannot start leaves nothing of what was opened before it.
     closeOpened: () => {
       grpc?.close();
@@ -212,10 +213,14 @@ export async function createServer(options: CreateServerOptions): Promise<A2ASer
     draining ??= (async () => {
       const graceMs = opts.graceMs ?? settings.shutdownGrace * 1000;
       logger.info('server.draining', { url, liveTasks: service.stats().liveTasks, graceMs });
+      const drainEnds = Date.now() + graceMs;
       http.stopListening();
+      const grpcStopped = grpc?.stopListening();
       await service.drain(graceMs);
       // Answers to blocking sends that the last turns just released go out first.
       await new Promise((resolve) => setImmediate(resolve));
+      // gRPC calls end when their answer is written: wait for them within what is left of the grace.
+      if (grpcStopped) await untilOrAfter(grpcStopped, drainEnds - Date.now());
       await close();
     })();
     return draining;

@@ -38,6 +38,8 @@ export interface GrpcCallDeps {
   baseUrl: string;
   /** A stream's cap on bytes waiting for a slow client (SERVICE_SSE_MAX_BUFFERED_BYTES). */
   maxBufferedBytes: number;
+  /** The listener's open streams, both services' together. */
+  openStreams: { count: number };
 }
 
 /** One service version: its RPCs, what each runs, and how its requests name their task. */
@@ -174,7 +176,7 @@ export function grpcImplementation(spec: GrpcServiceSpec, deps: GrpcCallDeps): U
             return STREAMING;
           }
           const encode = (event: Parameters<GrpcBinding['event']>[0]) => method.encode(spec.binding.event(event));
-          new GrpcFeedWriter(call, feed, { maxBufferedBytes: deps.maxBufferedBytes, logger, encode }).start();
+          new GrpcFeedWriter(call, feed, { maxBufferedBytes: deps.maxBufferedBytes, logger, encode, open: deps.openStreams }).start();
           return STREAMING;
         } catch (err) {
           const refusal = toA2AError(err, logger, method.path);

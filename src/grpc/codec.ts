@@ -25,12 +25,21 @@ const decoder = (input: DescMessage) => (bytes: Buffer) => toJson(input, fromBin
  * Fields the proto does not know are dropped: our objects carry the other version's fields too
  * (the card), and `undefined` members go with the JSON text.
  */
-const encoder = (output: DescMessage) => (json: unknown) =>
+export const referenceEncoder = (output: DescMessage) => (json: unknown) =>
   Buffer.from(toBinary(output, fromJsonString(output, JSON.stringify(json), { ignoreUnknownFields: true })));
+
+/** A hand-written encoder for an RPC's answers: the bytes, or `undefined` to leave them to the reference path. */
+export type FastEncoder = (json: unknown) => Buffer | undefined;
+
+const encoder = (output: DescMessage, fast: FastEncoder | undefined): ((json: unknown) => Buffer) => {
+  const reference = referenceEncoder(output);
+  return fast ? (json) => fast(json) ?? reference(json) : reference;
+};
 
 const passThrough = (bytes: Buffer): Buffer => bytes;
 
-export function methodsOf(service: DescService): GrpcMethod[] {
+/** `fast` names the RPCs whose answers have a hand-written encoder (fast-encode.ts). */
+export function methodsOf(service: DescService, fast: Readonly<Record<string, FastEncoder>> = {}): GrpcMethod[] {
   return service.methods.map((m) => {
     const path = `/${service.typeName}/${m.name}`;
     const streaming = m.methodKind === 'server_streaming';
@@ -39,7 +48,7 @@ export function methodsOf(service: DescService): GrpcMethod[] {
       name: m.name,
       path,
       streaming,
-      encode: encoder(m.output),
+      encode: encoder(m.output, Object.hasOwn(fast, m.name) ? fast[m.name] : undefined),
       definition: {
         path,
         requestStream: false,

@@ -9,15 +9,29 @@ import { v03GrpcBinding, v03TaskIdOf } from '../protocol/grpc-v03.js';
 import type { Operations } from '../protocol/operations.js';
 import { v1GrpcBinding, v1TaskIdOf } from '../protocol/v1/grpc.js';
 import { grpcImplementation, type GrpcCallDeps, type GrpcServiceSpec } from './calls.js';
-import { methodsOf } from './codec.js';
+import { methodsOf, type FastEncoder } from './codec.js';
+import { fastTaskOrMessageV1 } from './fast-encode.js';
 import { A2AService as V03Service } from './gen/a2a/v0_3/a2a_pb.js';
 import { A2AService as V1Service } from './gen/a2a/v1_0/a2a_pb.js';
 import type { GrpcListener } from './listener.js';
 
 export { listenGrpc, type GrpcListener, type GrpcListenOptions } from './listener.js';
 
-function serveVersion(listener: GrpcListener, service: DescService, spec: Omit<GrpcServiceSpec, 'methods'>, deps: GrpcCallDeps): void {
-  const methods = methodsOf(service);
+/** v1.0's answers most calls get (a task or a message) skip the reflective encoding. */
+const V1_FAST: Readonly<Record<string, FastEncoder>> = {
+  SendMessage: fastTaskOrMessageV1,
+  SendStreamingMessage: fastTaskOrMessageV1,
+  SubscribeToTask: fastTaskOrMessageV1,
+};
+
+function serveVersion(
+  listener: GrpcListener,
+  service: DescService,
+  spec: Omit<GrpcServiceSpec, 'methods'>,
+  deps: GrpcCallDeps,
+  fast: Readonly<Record<string, FastEncoder>> = {},
+): void {
+  const methods = methodsOf(service, fast);
   const definition: ServiceDefinition = Object.fromEntries(methods.map((m) => [m.name, m.definition]));
   listener.serve(definition, grpcImplementation({ ...spec, methods }, deps));
 }
@@ -25,5 +39,5 @@ function serveVersion(listener: GrpcListener, service: DescService, spec: Omit<G
 /** Both A2A services on the listener, over the one `Operations`. */
 export function serveA2A(listener: GrpcListener, ops: Operations, deps: GrpcCallDeps): void {
   serveVersion(listener, V03Service, { version: '0.3', binding: v03GrpcBinding(ops), taskIdOf: v03TaskIdOf }, deps);
-  serveVersion(listener, V1Service, { version: '1.0', binding: v1GrpcBinding(ops), taskIdOf: v1TaskIdOf }, deps);
+  serveVersion(listener, V1Service, { version: '1.0', binding: v1GrpcBinding(ops), taskIdOf: v1TaskIdOf }, deps, V1_FAST);
 }

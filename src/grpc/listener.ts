@@ -25,6 +25,12 @@ export interface GrpcListener {
   readonly target: string;
   readonly tls: boolean;
   serve(definition: ServiceDefinition, implementation: UntypedServiceImplementation): void;
+  /**
+   * Takes no new calls (connections are told to go away) while the calls under way finish, as
+   * the HTTP listener stops during a graceful shutdown; `close` then ends whatever is left.
+   * Settles when the last call has ended.
+   */
+  stopListening(): Promise<void>;
   /** Stops at once: open calls are cancelled (their streams end, their tasks go on). */
   close(): void;
 }
@@ -77,6 +83,7 @@ export async function listenGrpc(opts: GrpcListenOptions): Promise<GrpcListener>
     target: hostPort(opts.host, port),
     tls: opts.tlsCert !== undefined,
     serve: (definition, implementation) => server.addService(definition, implementation),
+    stopListening: () => new Promise<void>((resolve) => server.tryShutdown(() => resolve())),
     close: () => server.forceShutdown(),
   };
 }

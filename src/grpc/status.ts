@@ -3,6 +3,10 @@
  * the message, and a `google.rpc.Status` in the `grpc-status-details-bin` trailer carrying the
  * same typed details as every other binding (an ErrorInfo, and a BadRequest for invalid fields),
  * which is what the official clients map to their error types.
+ *
+ * The codes are spec v1.0.1's §5.4 table: v1.0.0 gave UNIMPLEMENTED for PushNotificationNotSupported,
+ * UnsupportedOperation and VersionNotSupported, and the v1.0.1 correction (a2aproject/A2A#1627)
+ * made them FAILED_PRECONDITION, as the official SDK's server answers.
  */
 import { createRegistry, fromJson, toBinary, type JsonValue } from '@bufbuild/protobuf';
 import { Metadata, status as GrpcCode, type StatusObject } from '@grpc/grpc-js';

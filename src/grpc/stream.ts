@@ -15,6 +15,8 @@ export interface GrpcStreamOptions {
   logger: Logger;
   /** One event as the bytes of the version's `StreamResponse`. */
   encode(event: StreamEvent): Buffer;
+  /** The streams open now, counted up when one starts and down when it is over (stats().openStreams). */
+  open: { count: number };
 }
 
 type Phase = 'streaming' | 'over';
@@ -32,6 +34,8 @@ export class GrpcFeedWriter implements FeedSink {
     private readonly feed: TaskFeed,
     private readonly opts: GrpcStreamOptions,
   ) {
+    // Counted from here: every way over (end, failure, cut, cancel) passes toOver once.
+    opts.open.count++;
     call.on('cancelled', () => this.toOver());
     call.on('drain', () => {
       this.blocked = false;
@@ -99,6 +103,7 @@ export class GrpcFeedWriter implements FeedSink {
   private toOver(): void {
     if (this.phase === 'over') return;
     this.phase = 'over';
+    this.opts.open.count--;
     this.drainWaiter = undefined;
     this.feed.cancel();
   }

@@ -73,6 +73,8 @@ export interface FrontEndInputs {
   readonly rawRoutes: readonly RawRoute[];
   /** Closes what the earlier stages opened, when a listener cannot start. */
   readonly closeOpened: () => Promise<void>;
+  /** Streams open on the gRPC listener, if there is one: counted in stats().openStreams. */
+  readonly grpcStreams?: () => number;
 }
 
 /** With SERVICE_METRICS_PORT (or `metrics: { port }`), /metrics has a listener of its own. */
@@ -93,7 +95,8 @@ export async function frontEndStage(inputs: FrontEndInputs): Promise<FrontEndSta
       ...service.stats(),
       eventLogs: e.logs,
       subscribers: e.subscribers,
-      openStreams: (listener.started?.openStreams() ?? 0) + mounted.reduce((n, m) => n + m.openStreams(), 0),
+      openStreams:
+        (listener.started?.openStreams() ?? 0) + mounted.reduce((n, m) => n + m.openStreams(), 0) + (inputs.grpcStreams?.() ?? 0),
       bodyBudget: [listener.started, ...mounted].reduce<BodyBudgetStats>((sum, front) => {
         const own = front?.bodyBudget() ?? IDLE_BODY_BUDGET;
         return { waiting: sum.waiting + own.waiting, inFlightBytes: sum.inFlightBytes + own.inFlightBytes };

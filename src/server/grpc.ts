@@ -20,7 +20,22 @@ export interface GrpcStage {
   readonly port: number;
   readonly tls: boolean;
   serve(inputs: { ops: Operations; gate: AuthGate | undefined; logger: Logger; metrics: Metrics | undefined; baseUrl: string }): void;
+  /** Server streams open now (counted with the HTTP listener's in stats().openStreams). */
+  openStreams(): number;
+  /** A graceful shutdown: no new calls, the ones under way finish; settles when the last has. */
+  stopListening(): Promise<void>;
   close(): void;
+}
+
+/** `done` settled, or `ms` passed (the timer holds no process open). */
+export async function untilOrAfter(done: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, Math.max(0, ms));
+    timer.unref();
+  });
+  await Promise.race([done, late]);
+  clearTimeout(timer);
 }
 
 export const GRPC_PACKAGES = ['@grpc/grpc-js', '@bufbuild/protobuf'] as const;
@@ -36,6 +51,7 @@ export async function openGrpc(settings: Settings): Promise<GrpcStage | undefine
     allowPlaintext: settings.grpcAllowPlaintext,
     maxReceiveBytes: settings.maxBodyBytes,
   });
+  const openStreams = { count: 0 };
   return {
     target: listener.target,
     port: listener.port,
@@ -48,8 +64,11 @@ export async function openGrpc(settings: Settings): Promise<GrpcStage | undefine
         metrics: metrics ?? NO_METRICS,
         baseUrl,
         maxBufferedBytes: settings.sseMaxBufferedBytes,
+        openStreams,
       });
     },
+    openStreams: () => openStreams.count,
+    stopListening: () => listener.stopListening(),
     close: () => listener.close(),
   };
 }
