@@ -12,29 +12,43 @@ export type SqlValue = string | number | bigint | Uint8Array | null;
 /** Positional values, or one object of named values (`@name` in the SQL, `name` in the object). */
 export type SqlParams = SqlValue[] | [Readonly<Record<string, SqlValue>>];
 
+/** A prepared statement, as both drivers give it. */
 export interface SqliteStatement<Row = unknown> {
-  run(...params: SqlParams): { changes: number | bigint };
+  /** Runs it; `changes` is the number of rows written. */
+  run(...params: SqlParams): {
+    /** Rows inserted, updated or deleted. */
+    changes: number | bigint;
+  };
+  /** The first row, or `undefined` when there is none. */
   get(...params: SqlParams): Row | undefined;
+  /** Every row. */
   all(...params: SqlParams): Row[];
 }
 
+/** An open database file, as both drivers give it. */
 export interface SqliteDatabase {
   /** `node` or `better-sqlite3`: for the start-up line and the bench. */
   readonly driver: SqliteDriverName;
+  /** Compiles one statement. */
   prepare<Row = unknown>(sql: string): SqliteStatement<Row>;
   /** Runs one or more statements, returning nothing (migrations, pragmas). */
   exec(sql: string): void;
   /** Wraps `fn` in BEGIN … COMMIT, rolled back if it throws. Not nestable. */
   transaction<Args extends unknown[]>(fn: (...args: Args) => void): (...args: Args) => void;
+  /** False once closed. */
   readonly open: boolean;
+  /** Closes the file. */
   close(): void;
 }
 
+/** `node`: Node's built-in `node:sqlite`; `better-sqlite3`: the optional native addon. */
 export type SqliteDriverName = 'node' | 'better-sqlite3';
 
 /** A loaded driver: opens files. Tests and the bench may hand one in (a build for another Node). */
 export interface SqliteDriver {
+  /** Which driver this is. */
   readonly name: SqliteDriverName;
+  /** Opens (or creates) the database file at `path`. */
   open(path: string): SqliteDatabase;
 }
 

@@ -15,7 +15,9 @@ import { isSqliteBusy, sqliteDriver, type SqliteDatabase, type SqliteDriver, typ
 /** `synchronous` of the WAL (SERVICE_SQLITE_SYNCHRONOUS): `full` also survives a power loss. */
 export type SqliteSynchronous = 'normal' | 'full';
 
+/** How the SQLite store opens its file. */
 export interface SqliteStoreOptions {
+  /** SERVICE_SQLITE_SYNCHRONOUS (`normal` by default). */
   synchronous?: SqliteSynchronous;
   /** SERVICE_SQLITE_DRIVER (`auto` by default), or a loaded driver (sqlite-driver.ts). */
   driver?: SqliteDriverName | 'auto' | SqliteDriver;
