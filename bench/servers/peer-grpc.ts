@@ -4,9 +4,9 @@
  * and the same echo agent as the other peers. It prints its gRPC target on stdout.
  */
 import { Server, ServerCredentials } from '@grpc/grpc-js';
-import type { AgentCard } from 'a2a-sdk-v1';
 import { DefaultRequestHandler, InMemoryTaskStore } from 'a2a-sdk-v1/server';
 import { A2AService, grpcService, UserBuilder } from 'a2a-sdk-v1/server/grpc';
+import { echoCardV1 } from '../peer/echo-card-v1.js';
 import { EchoExecutorV1 } from '../peer/echo-executor-v1.js';
 import { announce } from './grpc-child.js';
 
@@ -15,31 +15,7 @@ const port = await new Promise<number>((resolve, reject) =>
   server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (err, bound) => (err ? reject(err) : resolve(bound))),
 );
 const target = `127.0.0.1:${port}`;
-const card: AgentCard = {
-  name: 'Bench Echo Agent',
-  description: 'Answers every message with one artifact holding its text.',
-  version: '1.0.0',
-  supportedInterfaces: [{ url: target, protocolBinding: 'GRPC', protocolVersion: '1.0', tenant: '' }],
-  provider: undefined,
-  capabilities: { streaming: true, pushNotifications: false, extensions: [] },
-  securitySchemes: {},
-  securityRequirements: [],
-  defaultInputModes: ['text/plain'],
-  defaultOutputModes: ['text/plain'],
-  skills: [
-    {
-      id: 'echo',
-      name: 'Echo',
-      description: 'Echoes the text it receives',
-      tags: ['echo'],
-      examples: [],
-      inputModes: [],
-      outputModes: [],
-      securityRequirements: [],
-    },
-  ],
-  signatures: [],
-};
+const card = echoCardV1([{ url: target, protocolBinding: 'GRPC', protocolVersion: '1.0', tenant: '' }]);
 const requestHandler = new DefaultRequestHandler(card, new InMemoryTaskStore(), new EchoExecutorV1());
 server.addService(A2AService, grpcService({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
 announce(target, () => server.forceShutdown());

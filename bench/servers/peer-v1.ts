@@ -6,10 +6,10 @@
  * card at the well-known path.
  */
 import type { AddressInfo } from 'node:net';
-import type { AgentCard } from 'a2a-sdk-v1';
 import { DefaultRequestHandler, InMemoryTaskStore } from 'a2a-sdk-v1/server';
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from 'a2a-sdk-v1/server/express';
 import express from 'express';
+import { echoCardV1 } from '../peer/echo-card-v1.js';
 import { EchoExecutorV1 } from '../peer/echo-executor-v1.js';
 import { serve } from './child.js';
 
@@ -23,34 +23,10 @@ await serve(async () => {
   const { port } = listening.address() as AddressInfo;
   const url = `http://127.0.0.1:${port}`;
 
-  const card: AgentCard = {
-    name: 'Bench Echo Agent',
-    description: 'Answers every message with one artifact holding its text.',
-    version: '1.0.0',
-    supportedInterfaces: [
-      { url, protocolBinding: 'JSONRPC', protocolVersion: '1.0', tenant: '' },
-      { url, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0', tenant: '' },
-    ],
-    provider: undefined,
-    capabilities: { streaming: true, pushNotifications: false, extensions: [] },
-    securitySchemes: {},
-    securityRequirements: [],
-    defaultInputModes: ['text/plain'],
-    defaultOutputModes: ['text/plain'],
-    skills: [
-      {
-        id: 'echo',
-        name: 'Echo',
-        description: 'Echoes the text it receives',
-        tags: ['echo'],
-        examples: [],
-        inputModes: [],
-        outputModes: [],
-        securityRequirements: [],
-      },
-    ],
-    signatures: [],
-  };
+  const card = echoCardV1([
+    { url, protocolBinding: 'JSONRPC', protocolVersion: '1.0', tenant: '' },
+    { url, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0', tenant: '' },
+  ]);
   const requestHandler = new DefaultRequestHandler(card, new InMemoryTaskStore(), new EchoExecutorV1());
   const userBuilder = UserBuilder.noAuthentication;
   app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: requestHandler }));

@@ -5,25 +5,15 @@
  */
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { TaskState, type Message, type Task } from 'a2a-sdk-v1';
-import { ClientFactory, DefaultAgentCardResolver, type Transport } from 'a2a-sdk-v1/client';
-import { GrpcTransportFactory } from 'a2a-sdk-v1/client/grpc';
 import { describe, expect, it } from 'vitest';
 import scenarioAgent from '../../examples/scenario-agent.js';
 import { createServer } from '../../src/index.js';
 import { eventually } from '../support/a2a.js';
+import { grpcTransport } from '../support/grpc-sdk.js';
 import { isV1Task, v1Message, v1Send } from '../support/sdk-v1.js';
 
 const start = () =>
   createServer({ agent: scenarioAgent, host: '127.0.0.1', port: 0, grpcPort: 0, store: 'memory', logLevel: 'silent', env: {} });
-
-async function grpcClient(url: string): Promise<Transport> {
-  const client = await new ClientFactory({
-    transports: [new GrpcTransportFactory()],
-    cardResolver: new DefaultAgentCardResolver(),
-    preferredTransports: ['GRPC'],
-  }).createFromUrl(url);
-  return client.transport;
-}
 
 const asTask = (r: Task | Message): Task => {
   if (!isV1Task(r)) throw new Error(`expected a task, got ${JSON.stringify(r)}`);
@@ -34,7 +24,7 @@ describe('the gRPC listener in the server life', () => {
   it('counts its open streams in stats().openStreams until they end', async () => {
     const server = await start();
     try {
-      const sdk = await grpcClient(server.url);
+      const sdk = await grpcTransport(server.url);
       expect(server.stats().openStreams).toBe(0);
       const stream = sdk.sendMessageStream(v1Send(v1Message('slow 600')));
       const iterator = stream[Symbol.asyncIterator]();
@@ -51,7 +41,7 @@ describe('the gRPC listener in the server life', () => {
     const server = await start();
     let closed = false;
     try {
-      const sdk = await grpcClient(server.url);
+      const sdk = await grpcTransport(server.url);
       const running = sdk.sendMessage(v1Send(v1Message('slow 800')));
       await eventually(() => (server.stats().liveTasks > 0 ? true : undefined), 5_000);
       const stopped = server.shutdown({ graceMs: 10_000 });

@@ -7,13 +7,14 @@
  */
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { TaskState, type AgentCard, type Message, type StreamResponse, type Task } from 'a2a-sdk-v1';
-import { ClientFactory, DefaultAgentCardResolver, type Transport } from 'a2a-sdk-v1/client';
+import { DefaultAgentCardResolver, type Transport } from 'a2a-sdk-v1/client';
 import { GrpcTransportFactory } from 'a2a-sdk-v1/client/grpc';
 import { TaskNotCancelableError, TaskNotFoundError } from 'a2a-sdk-v1/errors';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import authAgent from '../../examples/auth-agent.js';
 import { eventually, rpcCall, restCall, userMessage } from '../support/a2a.js';
 import { isV1Task, v1Message as msg, v1Send } from '../support/sdk-v1.js';
+import { grpcTransport, rejection, statusOf } from '../support/grpc-sdk.js';
 import { startServer, type TestServer } from '../support/server.js';
 import { pushedTask, startReceiver, type Receiver } from '../support/webhook.js';
 
@@ -43,29 +44,11 @@ async function summaries(stream: AsyncIterable<StreamResponse>): Promise<string[
   return out;
 }
 
-/** The gRPC status an SDK error carries. */
-const statusOf = (err: unknown): number | undefined => (err as { status?: number }).status;
-async function rejection(p: Promise<unknown>): Promise<unknown> {
-  try {
-    await p;
-  } catch (err) {
-    return err;
-  }
-  throw new Error('expected a rejection');
-}
-
 /** The card as the native client resolves it (`A2A-Version: 1.0`). */
 const resolveCard = (url: string): Promise<AgentCard> => new DefaultAgentCardResolver().resolve(url);
 
 /** Native v1.0: discovery as a user does it, the transport the client picked. */
-async function nativeTransport(url: string): Promise<Transport> {
-  const client = await new ClientFactory({
-    transports: [new GrpcTransportFactory()],
-    cardResolver: new DefaultAgentCardResolver(),
-    preferredTransports: ['GRPC'],
-  }).createFromUrl(url);
-  return client.transport;
-}
+const nativeTransport = (url: string): Promise<Transport> => grpcTransport(url);
 
 /**
  * v0.3 compatibility: the SDK's factory, given our card's v0.3 `GRPC` interface (its interface

@@ -11,7 +11,6 @@ import { credentials, status as GrpcStatus } from '@grpc/grpc-js';
 import { SpanKind, trace } from '@opentelemetry/api';
 import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node';
 import { TaskState, type Message, type Task } from 'a2a-sdk-v1';
-import { ClientFactory, DefaultAgentCardResolver, type Transport } from 'a2a-sdk-v1/client';
 import { GrpcTransportFactory } from 'a2a-sdk-v1/client/grpc';
 import { VersionNotSupportedError } from 'a2a-sdk-v1/errors';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,30 +18,13 @@ import scenarioAgent from '../../examples/scenario-agent.js';
 import { createServer } from '../../src/index.js';
 import { eventually, rpcCall } from '../support/a2a.js';
 import { isV1Task, v1Message, v1Send } from '../support/sdk-v1.js';
+import { grpcTransport, rejection, statusOf } from '../support/grpc-sdk.js';
 import { startServer, tempDir, type TestServer } from '../support/server.js';
 
 const asTask = (r: Task | Message): Task => {
   if (!isV1Task(r)) throw new Error(`expected a task, got ${JSON.stringify(r)}`);
   return r;
 };
-const statusOf = (err: unknown): number | undefined => (err as { status?: number }).status;
-async function rejection(p: Promise<unknown>): Promise<unknown> {
-  try {
-    await p;
-  } catch (err) {
-    return err;
-  }
-  throw new Error('expected a rejection');
-}
-
-async function grpcClient(url: string, factory = new GrpcTransportFactory()): Promise<Transport> {
-  const client = await new ClientFactory({
-    transports: [factory],
-    cardResolver: new DefaultAgentCardResolver(),
-    preferredTransports: ['GRPC'],
-  }).createFromUrl(url);
-  return client.transport;
-}
 
 describe('the gRPC listener', () => {
   it('is off by default: the card lists no gRPC interface', async () => {
@@ -75,7 +57,7 @@ describe('the gRPC listener', () => {
   it('each service speaks its version: an a2a-version that disagrees is VersionNotSupportedError', async () => {
     const server = await startServer({ storeKind: 'memory', grpcPort: 0 });
     try {
-      const sdk = await grpcClient(server.url);
+      const sdk = await grpcTransport(server.url);
       const refused = await rejection(sdk.sendMessage(v1Send(v1Message('echo hi')), { serviceParameters: { 'a2a-version': '0.3' } }));
       expect(refused).toBeInstanceOf(VersionNotSupportedError);
       expect(statusOf(refused)).toBe(GrpcStatus.FAILED_PRECONDITION);
@@ -89,7 +71,7 @@ describe('the gRPC listener', () => {
   it('a blocking send past its deadline is DEADLINE_EXCEEDED for the client; the task runs on', async () => {
     const server = await startServer({ storeKind: 'memory', grpcPort: 0 });
     try {
-      const hurried = await grpcClient(server.url, new GrpcTransportFactory({ grpcCallOptions: { deadline: Date.now() + 300 } }));
+      const hurried = await grpcTransport(server.url, new GrpcTransportFactory({ grpcCallOptions: { deadline: Date.now() + 300 } }));
       const contextId = crypto.randomUUID();
       const late = await rejection(hurried.sendMessage(v1Send(v1Message('slow 1000', { contextId }))));
       expect(statusOf(late)).toBe(GrpcStatus.DEADLINE_EXCEEDED);
@@ -107,7 +89,7 @@ describe('the gRPC listener', () => {
   it('refuses a request message past SERVICE_MAX_BODY_BYTES with RESOURCE_EXHAUSTED', async () => {
     const server = await startServer({ storeKind: 'memory', grpcPort: 0, maxBodyBytes: 64 * 1024 });
     try {
-      const sdk = await grpcClient(server.url);
+      const sdk = await grpcTransport(server.url);
       const big = await rejection(sdk.sendMessage(v1Send(v1Message(`echo ${'x'.repeat(100 * 1024)}`))));
       expect(statusOf(big)).toBe(GrpcStatus.RESOURCE_EXHAUSTED);
       expect(asTask(await sdk.sendMessage(v1Send(v1Message('echo small')))).status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
@@ -137,10 +119,10 @@ describe('gRPC over TLS', () => {
   });
 
   it('a client trusting the certificate sends over TLS; a plaintext client is not answered', async () => {
-    const tls = await grpcClient(server.url, new GrpcTransportFactory({ grpcChannelCredentials: credentials.createSsl(cert) }));
+    const tls = await grpcTransport(server.url, new GrpcTransportFactory({ grpcChannelCredentials: credentials.createSsl(cert) }));
     expect(asTask(await tls.sendMessage(v1Send(v1Message('echo over tls')))).status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
 
-    const plain = await grpcClient(server.url, new GrpcTransportFactory({ grpcCallOptions: { deadline: Date.now() + 2000 } }));
+    const plain = await grpcTransport(server.url, new GrpcTransportFactory({ grpcCallOptions: { deadline: Date.now() + 2000 } }));
     expect(statusOf(await rejection(plain.sendMessage(v1Send(v1Message('echo in the clear')))))).toBeOneOf([
       GrpcStatus.UNAVAILABLE,
       GrpcStatus.DEADLINE_EXCEEDED,
@@ -165,7 +147,7 @@ describe('gRPC calls are traced', () => {
   it('a SERVER span per call continues the traceparent sent in metadata', async () => {
     const traceId = randomBytes(16).toString('hex');
     const spanId = randomBytes(8).toString('hex');
-    const sdk = await grpcClient(server.url);
+    const sdk = await grpcTransport(server.url);
     const task = asTask(
       await sdk.sendMessage(v1Send(v1Message('echo traced')), { serviceParameters: { traceparent: `00-${traceId}-${spanId}-01` } }),
     );
