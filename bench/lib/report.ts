@@ -14,6 +14,7 @@ export const SERVER_LABEL: Record<ServerKind, string> = {
   memory: 'ours mem',
   plain: 'ours plain',
   node: 'ours node',
+  'node-http': 'ours node-http',
   express: 'ours express',
   auth: 'ours auth',
   metrics: 'ours metrics',

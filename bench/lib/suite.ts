@@ -358,7 +358,17 @@ async function runWorkload(id: WorkloadId, run: ServerRun, opts: BenchOptions, l
 }
 
 /** Our server kinds: each is compared with the peer. */
-const OURS_KINDS: ReadonlySet<ServerKind> = new Set(['memory', 'plain', 'node', 'express', 'auth', 'metrics', 'sqlite', 'cluster']);
+const OURS_KINDS: ReadonlySet<ServerKind> = new Set([
+  'memory',
+  'plain',
+  'node',
+  'node-http',
+  'express',
+  'auth',
+  'metrics',
+  'sqlite',
+  'cluster',
+]);
 
 /** The measured row of a workload on a server kind, if this run has one. */
 const measuredRow = (rows: readonly Row[], id: WorkloadId | undefined, kind: ServerKind): Row | undefined =>
