@@ -115,6 +115,22 @@ describe('the node front end', () => {
     c.socket.destroy();
   });
 
+  it('closes the connection after answering a request whose 100-continue body it never asked for', async () => {
+    const answer = await rawExchange(
+      server.url,
+      rawRequest('GET', '/v1/health', [
+        ['Content-Length', '5'],
+        ['Expect', '100-continue'],
+      ]),
+      5000,
+    );
+    expect(answer.closed).toBe(true);
+    expect(answer.text).not.toContain('100 Continue');
+    const [health] = parseResponses(answer.text);
+    expect(health?.headers.connection).toBe('close');
+    expect(JSON.parse(health?.body ?? '')).toEqual({ status: 'ok' });
+  });
+
   it('reads a chunked body with chunk extensions and trailers', async () => {
     const body = sendBody('echo chunked');
     const chunks = `10;ext=1\r\n${body.slice(0, 16)}\r\n${(body.length - 16).toString(16)}\r\n${body.slice(16)}\r\n0\r\nX-Trailer: 1\r\n\r\n`;

@@ -178,10 +178,15 @@ export class H1Request implements WireRequest, ResponseOwner {
     this.startFlowing('skipping');
   }
 
-  /** The connection must close after the answer: the client asked, or the body cannot be skipped. */
+  /**
+   * The connection must close after the answer: the client asked, or the body cannot be skipped
+   * (chunked), or it may never come: a client that expected a 100 and got the answer instead may
+   * send the body or the next request (RFC 9110 §10.1.1), and the two cannot be told apart.
+   */
   mustClose(): boolean {
     if (!this.head.keepAlive || this.connection.closing()) return true;
-    return this.head.chunked && this.body !== 'read';
+    if (this.body === 'read' || this.body === 'none') return false;
+    return this.head.chunked || this.head.expectContinue;
   }
 
   answered(close: boolean): void {
