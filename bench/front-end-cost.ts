@@ -1,8 +1,8 @@
 /**
  * `npm run bench:front-end-cost [-- --requests <n> --warmup <n>]`: the instructions one W1, W2 and
- * W4 unit costs our server on each front end (native uWS, node:http, node:http mounted in
+ * W4 unit costs our server on each front end (native uWS, node, node:http, node:http mounted in
  * Express), counted by callgrind. CPU time on a shared two-core machine swings by ±20% between
- * windows; an instruction count does not, so this is what decides a change to the node:http
+ * windows; an instruction count does not, so this is what decides a change to the node
  * path (issue 36) before the interleaved rounds of `npm run bench` confirm it on a quiet machine.
  *
  * Each front end is one server process (bench/servers/ours.ts from the tsc build) under
@@ -10,7 +10,7 @@
  * (`callgrind_control -d`: a dump holds what ran since the one before), sent `--requests` requests
  * eight at a time from this process, and dumped again: that dump's total over the requests is the
  * figure. Kernel time (the socket calls) is not counted: both front ends make about the same calls
- * per request. `--front-ends uws,node,express` and `--workloads W1,W2,W4` pick what is counted
+ * per request. `--front-ends uws,node,node-http,express` and `--workloads W1,W2,W4` pick what is counted
  * (default all; Express runs W1 only): node's start-up under callgrind takes minutes, so two
  * invocations of one front end each use both cores.
  */
@@ -32,7 +32,7 @@ const perWorkload = Number(values.requests ?? 600);
 const warmup = Number(values.warmup ?? 600);
 if (!(Number.isInteger(perWorkload) && perWorkload > 0 && Number.isInteger(warmup) && warmup >= 0)) {
   process.stderr.write(
-    'usage: npm run bench:front-end-cost -- [--requests <n>] [--warmup <n>] [--front-ends uws,node,express] [--workloads W1,W2,W4]\n',
+    'usage: npm run bench:front-end-cost -- [--requests <n>] [--warmup <n>] [--front-ends uws,node,node-http,express] [--workloads W1,W2,W4]\n',
   );
   process.exit(2);
 }
@@ -44,7 +44,8 @@ if (spawnSync('callgrind_control', ['--version']).status !== 0) {
 type Workload = 'W1' | 'W2' | 'W4';
 const ALL_FRONT_ENDS: readonly { key: string; name: string; arg: string; workloads: readonly Workload[] }[] = [
   { key: 'uws', name: 'uWS', arg: 'auto', workloads: ['W1', 'W2', 'W4'] },
-  { key: 'node', name: 'node:http', arg: 'node', workloads: ['W1', 'W2', 'W4'] },
+  { key: 'node', name: 'node', arg: 'node', workloads: ['W1', 'W2', 'W4'] },
+  { key: 'node-http', name: 'node:http', arg: 'node-http', workloads: ['W1', 'W2', 'W4'] },
   { key: 'express', name: 'Express mount', arg: 'express', workloads: ['W1'] },
 ];
 const picked = values['front-ends']?.split(',');
@@ -154,13 +155,16 @@ try {
   const of = (name: string, w: Workload): number | undefined => results[name]?.[w];
   for (const w of ['W1', 'W2', 'W4'] as const) {
     const uws = of('uWS', w);
-    const node = of('node:http', w);
+    const node = of('node', w);
+    const nodeHttp = of('node:http', w);
     const express = of('Express mount', w);
-    if (uws === undefined || node === undefined) continue;
-    log(
-      `${w}: node:http over uWS ${(node / uws).toFixed(2)}x` +
-        (express === undefined ? '' : `; Express mount over node:http ${(express / node).toFixed(2)}x`),
-    );
+    if (uws === undefined) continue;
+    const parts = [
+      node === undefined ? '' : `node over uWS ${(node / uws).toFixed(2)}x`,
+      nodeHttp === undefined ? '' : `node:http over uWS ${(nodeHttp / uws).toFixed(2)}x`,
+      express === undefined || nodeHttp === undefined ? '' : `Express mount over node:http ${(express / nodeHttp).toFixed(2)}x`,
+    ].filter((part) => part !== '');
+    if (parts.length > 0) log(`${w}: ${parts.join('; ')}`);
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });

@@ -84,10 +84,11 @@ export const SettingsSchema = z.object({
     )
     .optional(),
   /**
-   * `auto`: a native uWebSockets.js build when one loads here, else node:http; `uws` or `node`
-   * forces one; `none`: no listener, the app mounts `server.nodeHandler()` itself.
+   * `auto`: a native uWebSockets.js build when one loads here, else `node` (HTTP/1.1 of its own on
+   * node:net); `uws` or `node` forces one; `node-http`: node:http's own server; `none`: no
+   * listener, the app mounts `server.nodeHandler()` itself.
    */
-  frontEnd: z.enum(['auto', 'uws', 'node', 'none']).default('auto'),
+  frontEnd: z.enum(['auto', 'uws', 'node', 'node-http', 'none']).default('auto'),
   /** Port to listen on; 0 = any free port (SERVICE_PORT). */
   port: portNumber.default(8080),
   /** `memory` (packed), `memory-plain` (a Map), `sqlite:<path>` (or a path ending in .db/.sqlite), `postgres://…`. */

@@ -139,6 +139,7 @@ const SERVER_ENTRIES: Record<ServerKind, ServerEntry> = {
   memory: { source: 'bench/servers/ours.ts', args: () => ['memory'], compiled: true, replicas: 1 },
   plain: { source: 'bench/servers/ours.ts', args: () => ['memory-plain'], compiled: true, replicas: 1 },
   node: { source: 'bench/servers/ours.ts', args: () => ['memory', 'memory', 'node'], compiled: true, replicas: 1 },
+  'node-http': { source: 'bench/servers/ours.ts', args: () => ['memory', 'memory', 'node-http'], compiled: true, replicas: 1 },
   express: { source: 'bench/servers/ours.ts', args: () => ['memory', 'memory', 'express'], compiled: true, replicas: 1 },
   auth: { source: 'bench/servers/ours.ts', args: () => ['memory', 'memory', 'auto', 'auth'], compiled: true, replicas: 1 },
   metrics: { source: 'bench/servers/ours.ts', args: () => ['memory', 'memory', 'auto', 'metrics'], compiled: true, replicas: 1 },

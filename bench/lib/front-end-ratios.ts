@@ -7,7 +7,7 @@
  */
 import type { ServerBuild } from './build.js';
 import { startGenerator, startServerProcess, type ServerProcess } from './children.js';
-import { interleaveAll, round1 } from './interleave.js';
+import { interleaveAll, round1, roundWindow } from './interleave.js';
 import type { BenchOptions } from './options.js';
 import type { ServerKind, WorkloadId } from './types.js';
 import { requests, WORKLOADS } from './workloads.js';
@@ -15,7 +15,7 @@ import { requests, WORKLOADS } from './workloads.js';
 export const FRONT_END_WORKLOADS = ['W1', 'W2', 'W4'] as const satisfies readonly WorkloadId[];
 export type FrontEndWorkload = (typeof FRONT_END_WORKLOADS)[number];
 
-/** node:http's CPU per unit over uWS's, and over the peer's, at most. */
+/** The node front end's CPU per unit over uWS's, and over the peer's, at most. */
 export const NODE_TARGETS = { overUws: 1.1, overPeer: 0.6 } as const;
 
 export interface FrontEndRatio {
@@ -26,7 +26,12 @@ export interface FrontEndRatio {
   /** Of the medians. */
   nodeOverUws: number;
   nodeOverPeer: number;
-  /** W1 with the Express kind up: Express-mounted over node:http, and over the peer. */
+  /** With node:http's own server up (`node-http`): its CPU over uWS's. */
+  nodeHttpOverUws?: number;
+  /**
+   * W1 with the Express kind up: Express-mounted over node:http's own server (what Express adds;
+   * over the node front end when node-http was not measured), and over the peer.
+   */
   expressOverNode?: number;
   expressOverPeer?: number;
 }
@@ -35,7 +40,7 @@ const REQUEST = { W1: requests.rpcSend, W2: requests.restSend, W4: requests.rpcS
 
 const ratio = (a: number, b: number): number => Math.round((a / b) * 100) / 100;
 
-/** `express`: W1 also runs on ours mounted in Express. */
+/** `express`: W1 also runs on ours mounted in Express; `nodeHttp`: node:http's own server runs too. */
 export async function measureFrontEndRatios(
   build: ServerBuild,
   opts: BenchOptions,
@@ -43,8 +48,15 @@ export async function measureFrontEndRatios(
   sqlitePath: string,
   workloads: readonly FrontEndWorkload[],
   express: boolean,
+  nodeHttp: boolean,
 ): Promise<FrontEndRatio[]> {
-  const kinds: ServerKind[] = ['node', 'memory', 'peer', ...(express && workloads.includes('W1') ? (['express'] as const) : [])];
+  const kinds: ServerKind[] = [
+    'node',
+    'memory',
+    'peer',
+    ...(nodeHttp ? (['node-http'] as const) : []),
+    ...(express && workloads.includes('W1') ? (['express'] as const) : []),
+  ];
   const started: ServerProcess[] = [];
   const generator = startGenerator();
   const out: FrontEndRatio[] = [];
@@ -56,15 +68,8 @@ export async function measureFrontEndRatios(
         generator,
         servers,
         rounds,
-        (server) => ({
-          origins: server.urls,
-          request: REQUEST[workload](),
-          check: WORKLOADS[workload].check,
-          connections: opts.connections,
-          warmupMs: Math.max(250, opts.warmupMs / 2),
-          durationMs: Math.max(1000, opts.durationMs / 2),
-        }),
-        `node:http interleaved ${workload}`,
+        roundWindow(REQUEST[workload], WORKLOADS[workload].check, opts),
+        `node front end interleaved ${workload}`,
       );
       const byKind: FrontEndRatio['servers'] = {};
       servers.forEach((s, i) => {
@@ -77,8 +82,12 @@ export async function measureFrontEndRatios(
         servers: byKind,
         nodeOverUws: ratio(med('node'), med('memory')),
         nodeOverPeer: ratio(med('node'), med('peer')),
+        ...(byKind['node-http'] ? { nodeHttpOverUws: ratio(med('node-http'), med('memory')) } : {}),
         ...(byKind.express
-          ? { expressOverNode: ratio(med('express'), med('node')), expressOverPeer: ratio(med('express'), med('peer')) }
+          ? {
+              expressOverNode: ratio(med('express'), med(byKind['node-http'] ? 'node-http' : 'node')),
+              expressOverPeer: ratio(med('express'), med('peer')),
+            }
           : {}),
       });
     }
@@ -89,7 +98,13 @@ export async function measureFrontEndRatios(
   return out;
 }
 
-const LABEL: Partial<Record<ServerKind, string>> = { node: 'ours node', memory: 'ours mem (uWS)', peer: 'peer', express: 'ours express' };
+const LABEL: Partial<Record<ServerKind, string>> = {
+  node: 'ours node',
+  'node-http': 'ours node-http',
+  memory: 'ours mem (uWS)',
+  peer: 'peer',
+  express: 'ours express',
+};
 
 /** The note under the table: every round of every server. */
 export const frontEndNote = (r: FrontEndRatio): string =>
@@ -97,4 +112,7 @@ export const frontEndNote = (r: FrontEndRatio): string =>
   `whose order turns: ${Object.entries(r.servers)
     .map(([kind, s]) => `${LABEL[kind as ServerKind] ?? kind} ${round1(s.median)} [${s.samples.join(', ')}]`)
     .join('; ')}; node over uWS ${r.nodeOverUws.toFixed(2)}x, over peer ${r.nodeOverPeer.toFixed(2)}x` +
-  (r.expressOverNode === undefined ? '' : `; Express-mounted over node ${r.expressOverNode.toFixed(2)}x`);
+  (r.nodeHttpOverUws === undefined ? '' : `; node-http over uWS ${r.nodeHttpOverUws.toFixed(2)}x`) +
+  (r.expressOverNode === undefined
+    ? ''
+    : `; Express-mounted over ${r.nodeHttpOverUws === undefined ? 'node' : 'node-http'} ${r.expressOverNode.toFixed(2)}x`);

@@ -6,7 +6,8 @@
  * taking each server's median cancels the drift and most of the noise.
  */
 import type { GeneratorProcess, ServerProcess } from './children.js';
-import type { LoadSpec } from './types.js';
+import type { BenchOptions } from './options.js';
+import type { Check, LoadSpec, RequestTemplate } from './types.js';
 
 export interface Interleaved {
   rounds: number;
@@ -23,6 +24,21 @@ export const median = (values: readonly number[]): number => {
   return sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 };
 export const round1 = (n: number): number => Math.round(n * 10) / 10;
+
+/**
+ * One server's window in interleaved rounds: the table's connections, with half its warm-up and
+ * window (each round measures every server once, so a round costs what one table row does).
+ */
+export const roundWindow =
+  (request: () => RequestTemplate, check: Check, opts: BenchOptions) =>
+  (server: ServerProcess): LoadSpec => ({
+    origins: server.urls,
+    request: request(),
+    check,
+    connections: opts.connections,
+    warmupMs: Math.max(250, opts.warmupMs / 2),
+    durationMs: Math.max(1000, opts.durationMs / 2),
+  });
 
 /**
  * `rounds` windows on each of the two servers, alternating which goes first; `specFor` gives the

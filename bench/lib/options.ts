@@ -37,7 +37,7 @@ export const USAGE = `usage: npm run bench -- [options]
   --tasks <n>           tasks for W5 (and the store W8 lists) (default 100000, quick 3000)
   --paused <n>          tasks W9 leaves paused in input-required (default 5000, quick 1000)
   --soak-minutes <m>    how long SOAK runs its mixed load (default 2, quick 0.5)
-  --servers <list>      of ${SERVER_KINDS.join(',')} (default all but plain; ours-memory, ours-plain, ours-node, ours-express, ours-auth, ours-metrics, ours-sqlite, ours-cluster also name ours;
+  --servers <list>      of ${SERVER_KINDS.join(',')} (default all but plain; ours-memory, ours-plain, ours-node, ours-node-http, ours-express, ours-auth, ours-metrics, ours-sqlite, ours-cluster also name ours;
                         plain: the plain memory store (store memory-plain), W1, W5 and W9 only;
                         cluster: two replicas on PostgreSQL 127.0.0.1:5432 and Redis 127.0.0.1:6379;
                         peer: @a2a-js/sdk 0.3.14; peer-v1: @a2a-js/sdk 1.3.0 in native v1.0, the v1.0 workloads' peer)
@@ -55,6 +55,7 @@ const SERVER_ALIASES: Readonly<Record<string, ServerKind>> = {
   'ours-mem': 'memory',
   'ours-plain': 'plain',
   'ours-node': 'node',
+  'ours-node-http': 'node-http',
   'ours-express': 'express',
   'ours-auth': 'auth',
   'ours-metrics': 'metrics',

@@ -8,7 +8,7 @@
  */
 import type { ServerBuild } from './build.js';
 import { startGenerator, startServerProcess } from './children.js';
-import { interleave, round1, type Interleaved } from './interleave.js';
+import { interleave, round1, roundWindow, type Interleaved } from './interleave.js';
 import type { BenchOptions } from './options.js';
 import { SERVER_LABEL } from './report.js';
 import type { ServerKind, WorkloadId } from './types.js';
@@ -49,14 +49,7 @@ export async function measurePairedRatios(
         generator,
         [ours, peer],
         rounds,
-        (server) => ({
-          origins: server.urls,
-          request: REQUEST[workload](),
-          check: WORKLOADS[workload].check,
-          connections: opts.connections,
-          warmupMs: Math.max(250, opts.warmupMs / 2),
-          durationMs: Math.max(1000, opts.durationMs / 2),
-        }),
+        roundWindow(REQUEST[workload], WORKLOADS[workload].check, opts),
         `interleaved ${workload}`,
       );
       out.push({ workload, peer: peerKind, ...measured, ratio: Math.round((measured.firstMedian / measured.secondMedian) * 100) / 100 });

@@ -14,6 +14,7 @@ export const SERVER_LABEL: Record<ServerKind, string> = {
   memory: 'ours mem',
   plain: 'ours plain',
   node: 'ours node',
+  'node-http': 'ours node-http',
   express: 'ours express',
   auth: 'ours auth',
   metrics: 'ours metrics',
@@ -61,8 +62,12 @@ export function targetOf(row: Row, rows: readonly Row[]): string | undefined {
       `x peer ${f.overPeer.toFixed(2)}x (target ≤ ${NODE_TARGETS.overPeer}x)${mark(f.overPeer <= NODE_TARGETS.overPeer)}`
     );
   }
+  if (row.server === 'node-http' && f?.overUws !== undefined) {
+    return `interleaved CPU x uWS ${f.overUws.toFixed(2)}x, x peer ${f.overPeer.toFixed(2)}x`;
+  }
   if (row.server === 'express' && f?.overNode !== undefined) {
-    return `interleaved CPU x ours node ${f.overNode.toFixed(2)}x, x peer ${f.overPeer.toFixed(2)}x`;
+    const base = rows.some((r) => r.server === 'node-http' && r.frontEnd !== undefined) ? 'ours node-http' : 'ours node';
+    return `interleaved CPU x ${base} ${f.overNode.toFixed(2)}x, x peer ${f.overPeer.toFixed(2)}x`;
   }
   const memoryTarget = MEMORY_TARGETS[row.workload];
   if (row.server === 'memory' && memoryTarget !== undefined && row.memory) {

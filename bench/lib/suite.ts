@@ -358,7 +358,17 @@ async function runWorkload(id: WorkloadId, run: ServerRun, opts: BenchOptions, l
 }
 
 /** Our server kinds: each is compared with the peer. */
-const OURS_KINDS: ReadonlySet<ServerKind> = new Set(['memory', 'plain', 'node', 'express', 'auth', 'metrics', 'sqlite', 'cluster']);
+const OURS_KINDS: ReadonlySet<ServerKind> = new Set([
+  'memory',
+  'plain',
+  'node',
+  'node-http',
+  'express',
+  'auth',
+  'metrics',
+  'sqlite',
+  'cluster',
+]);
 
 /** The measured row of a workload on a server kind, if this run has one. */
 const measuredRow = (rows: readonly Row[], id: WorkloadId | undefined, kind: ServerKind): Row | undefined =>
@@ -572,7 +582,7 @@ export async function runSuite(opts: BenchOptions, log: (line: string) => void =
         }
       }
     }
-    // node:http over uWS and over the peer, interleaved, where the table measured all three.
+    // The node front end over uWS and over the peer, interleaved, where the table measured all three.
     if (build !== undefined && opts.profile === undefined) {
       const workloads = FRONT_END_WORKLOADS.filter((id) =>
         ['node', 'memory', 'peer'].every((kind) => measuredRow(rows, id, kind as ServerKind)),
@@ -580,10 +590,23 @@ export async function runSuite(opts: BenchOptions, log: (line: string) => void =
       if (workloads.length > 0) {
         try {
           const express = measuredRow(rows, 'W1', 'express') !== undefined;
-          for (const r of await measureFrontEndRatios(build, opts, opts.quick ? 2 : 5, join(temp, 'front-end.db'), workloads, express)) {
+          const nodeHttp = workloads.some((id) => measuredRow(rows, id, 'node-http') !== undefined);
+          for (const r of await measureFrontEndRatios(
+            build,
+            opts,
+            opts.quick ? 2 : 5,
+            join(temp, 'front-end.db'),
+            workloads,
+            express,
+            nodeHttp,
+          )) {
             log(`interleaved front ends ${r.workload}: node over uWS ${r.nodeOverUws}x, over peer ${r.nodeOverPeer}x`);
             const node = rows.find((row) => row.workload === r.workload && row.server === 'node' && row.outcome === 'measured');
             if (node) node.frontEnd = { overUws: r.nodeOverUws, overPeer: r.nodeOverPeer };
+            const plain = rows.find((row) => row.workload === r.workload && row.server === 'node-http' && row.outcome === 'measured');
+            const plainPeer = r.servers['node-http'] && r.servers.peer ? r.servers['node-http'].median / r.servers.peer.median : undefined;
+            if (plain && r.nodeHttpOverUws !== undefined && plainPeer !== undefined)
+              plain.frontEnd = { overUws: r.nodeHttpOverUws, overPeer: Math.round(plainPeer * 100) / 100 };
             const mounted = rows.find((row) => row.workload === r.workload && row.server === 'express' && row.outcome === 'measured');
             if (mounted && r.expressOverNode !== undefined && r.expressOverPeer !== undefined)
               mounted.frontEnd = { overNode: r.expressOverNode, overPeer: r.expressOverPeer };

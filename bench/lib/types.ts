@@ -7,19 +7,23 @@
 /**
  * The servers one run compares. `raw` is a bare uWS server: the ceiling of the machine.
  * `cluster` is ours as a service of two replicas (two processes) on PostgreSQL and Redis.
- * `node`: ours on the node:http front end (memory store), what serves where no native uWS build loads.
+ * `node`: ours on the node front end (HTTP/1.1 of its own on node:net, memory store), what serves where no
+ * native uWS build loads. `node-http`: ours on node:http's own server (`SERVICE_FRONT_END=node-http`),
+ * what the node front end was until 2026-11-27 and what every mounted server runs on (W1, W2, W4).
  * `express`: ours with no listener of its own, `server.nodeHandler()` mounted at the root of an Express app.
  * `plain`: ours on the plain memory store (`memory-plain`, src/store/map-store.ts), run only when
  * named: it is the reference the packed memory store is measured against (W1, W5, W9).
  * `peer` is the official SDK 0.3.14 (the v0.3 workloads' peer), `peer-v1` the official SDK 1.3.0
  * in its native v1.0 mode (the v1.0 workloads' peer).
  */
-export type ServerKind = 'raw' | 'memory' | 'plain' | 'node' | 'express' | 'auth' | 'metrics' | 'sqlite' | 'cluster' | 'peer' | 'peer-v1';
+export type ServerKind =
+  'raw' | 'memory' | 'plain' | 'node' | 'node-http' | 'express' | 'auth' | 'metrics' | 'sqlite' | 'cluster' | 'peer' | 'peer-v1';
 export const SERVER_KINDS: readonly ServerKind[] = [
   'raw',
   'memory',
   'plain',
   'node',
+  'node-http',
   'express',
   'auth',
   'metrics',

@@ -96,7 +96,7 @@ export const BENCH_BEARER_TOKEN = 'bench-bearer-token';
 /** What every request to a server kind carries beyond the workload's own headers. */
 export const headersFor = (kind: ServerKind): Pick<LoadSpec, 'headers'> =>
   kind === 'auth' ? { headers: { authorization: `Bearer ${BENCH_BEARER_TOKEN}` } } : {};
-/** The request-path workloads: also on the node:http front end. */
+/** The request-path workloads: also on the node front end. */
 const BOTH: readonly ServerKind[] = ['memory', 'node', 'sqlite', 'cluster', 'peer'];
 /**
  * The v1.0 workloads: ours on the memory store, the server their CPU target is set for, and the
@@ -114,7 +114,7 @@ export const WORKLOADS: Record<WorkloadId, Workload> = {
     unit: 'task',
     check: 'rpc-completed',
     ceiling: 'C1',
-    servers: [...BOTH, 'express', 'auth', 'metrics', 'plain'],
+    servers: [...BOTH, 'node-http', 'express', 'auth', 'metrics', 'plain'],
     skipped: {},
     note:
       'W1 also runs on "ours auth": the memory server with bearer auth on (static token), and on "ours metrics": with Prometheus metrics on ' +
@@ -127,7 +127,7 @@ export const WORKLOADS: Record<WorkloadId, Workload> = {
     unit: 'task',
     check: 'rest-completed',
     ceiling: 'C1',
-    servers: BOTH,
+    servers: [...BOTH, 'node-http'],
     skipped: {},
     note: "W2 sends the same proto-JSON body to both servers: the peer's REST routes read only proto-JSON.",
   },
@@ -138,7 +138,7 @@ export const WORKLOADS: Record<WorkloadId, Workload> = {
     unit: 'stream',
     check: 'sse-completed',
     ceiling: 'C1',
-    servers: BOTH,
+    servers: [...BOTH, 'node-http'],
     skipped: {},
     note: 'W4 counts completed streams; p50/p99 are until the final event, "first event" is the time to the first one.',
   },

@@ -16,12 +16,13 @@ import { serve } from './child.js';
 const store = process.argv[2] ?? 'memory';
 const events = process.argv[3] ?? 'memory';
 /**
- * `auto` (native uWS here), `node` (the node:http front end), or `express`: no listener of ours,
- * `server.nodeHandler()` mounted at the root of an Express app on a node:http server of its own.
+ * `auto` (native uWS here), `node` (the node front end), `node-http` (node:http's own server), or
+ * `express`: no listener of ours, `server.nodeHandler()` mounted at the root of an Express app on a
+ * node:http server of its own.
  */
 const frontArg = process.argv[4];
 const mountedInExpress = frontArg === 'express';
-const frontEnd = frontArg === 'node' ? 'node' : mountedInExpress ? 'none' : 'auto';
+const frontEnd = frontArg === 'node' || frontArg === 'node-http' ? frontArg : mountedInExpress ? 'none' : 'auto';
 /** `auth`: bearer authentication on (one static token), to measure what it costs. */
 const withAuth = process.argv[5] === 'auth';
 /**

@@ -69,14 +69,14 @@ export interface HttpOptions extends ExchangeOptions {
   port: number;
 }
 
-/** Which front end serves: native uWebSockets.js, node:http, or none (mounted only). */
-export type FrontEndKind = 'uws' | 'node' | 'none';
+/** Which front end serves: native uWebSockets.js, ours on node:net, node:http, or none (mounted only). */
+export type FrontEndKind = 'uws' | 'node' | 'node-http' | 'none';
 
 /** A listening front end. */
 export interface HttpServer {
   readonly port: number;
   readonly host: string;
-  /** `uws` (uWebSockets.js, native), `node` (node:http), or `none` (mounted in a host app only). */
+  /** `uws` (uWebSockets.js, native), `node` (HTTP/1.1 on node:net), `node-http` (node:http), or `none` (mounted in a host app only). */
   readonly frontEnd: FrontEndKind;
   /** Open SSE streams right now. */
   openStreams(): number;

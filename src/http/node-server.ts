@@ -107,7 +107,7 @@ export function startNodeHttp(opts: HttpOptions): Promise<HttpServer> {
       resolve({
         port: (server.address() as AddressInfo).port,
         host: opts.host,
-        frontEnd: 'node',
+        frontEnd: 'node-http',
         openStreams: exchange.openStreams,
         bodyBudget: exchange.bodyBudget,
         stopListening,

@@ -100,7 +100,19 @@ describe('bench options', () => {
   it('defaults to every server and workload with windows that fit ten minutes', () => {
     const opts = parseOptions([], '/tmp/out');
     if (opts === 'help') throw new Error('unexpected help');
-    expect(opts.servers).toEqual(['raw', 'memory', 'node', 'express', 'auth', 'metrics', 'sqlite', 'cluster', 'peer', 'peer-v1']);
+    expect(opts.servers).toEqual([
+      'raw',
+      'memory',
+      'node',
+      'node-http',
+      'express',
+      'auth',
+      'metrics',
+      'sqlite',
+      'cluster',
+      'peer',
+      'peer-v1',
+    ]);
     // The soak takes minutes: it runs only when named.
     expect(opts.workloads).toEqual(['W1', 'W2', 'W3', 'W4', 'W1v1', 'W2v1', 'W4v1', 'W5', 'W6', 'W7', 'W8', 'W9']);
     expect(opts).toMatchObject({ quick: false, warmupMs: 2000, durationMs: 8000, connections: 64, tasks: 100_000, outDir: '/tmp/out' });
