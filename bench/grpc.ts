@@ -6,6 +6,10 @@
  * `concurrency` calls in flight; rounds alternate which server goes first, and the table gives
  * each server's median throughput and its own CPU per request (what stays honest when the
  * client, sharing the cores, is the bottleneck), then ours as a ratio of the peer's.
+ *
+ * As in `npm run bench`, our server runs its tsc build under plain node, as production runs
+ * dist/ (tsx would wrap every function of ours in a keep-names helper on the hot path), and the
+ * peer's entry, a thin wrapper over its precompiled package, runs through tsx.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -15,6 +19,7 @@ import { parseArgs } from 'node:util';
 import { fromJson, toBinary } from '@bufbuild/protobuf';
 import { credentials, makeGenericClientConstructor, Metadata, type Client, type ServiceError } from '@grpc/grpc-js';
 import { SendMessageRequestSchema } from '../src/grpc/gen/a2a/v1_0/a2a_pb.js';
+import { buildServer, type ServerBuild } from './lib/build.js';
 import { ROOT } from './lib/children.js';
 import { cpuMicros } from './lib/proc.js';
 
@@ -69,8 +74,9 @@ const v1Metadata = (): Metadata => {
   return metadata;
 };
 
-async function start(label: string, entry: string): Promise<BenchServer> {
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], { cwd: ROOT, stdio: ['pipe', 'pipe', 'inherit'] });
+/** `argv`: node's arguments, the entry file last. */
+async function start(label: string, argv: string[]): Promise<BenchServer> {
+  const child = spawn(process.execPath, argv, { cwd: ROOT, stdio: ['pipe', 'pipe', 'inherit'] });
   const lines = createInterface({ input: child.stdout! });
   const [target] = (await Promise.race([
     once(lines, 'line'),
@@ -112,11 +118,11 @@ const median = (xs: number[]): number => {
 };
 
 async function main(): Promise<void> {
-  const servers = [
-    await start('a2actor (gRPC)', 'bench/servers/ours-grpc.ts'),
-    await start('@a2a-js/sdk 1.3.0 (gRPC)', 'bench/servers/peer-grpc.ts'),
-  ];
+  const build: ServerBuild = await buildServer();
+  const servers: BenchServer[] = [];
   try {
+    servers.push(await start('a2actor (gRPC)', [build.file('bench/servers/ours-grpc.ts')]));
+    servers.push(await start('@a2a-js/sdk 1.3.0 (gRPC)', ['--import', 'tsx', 'bench/servers/peer-grpc.ts']));
     for (const s of servers) await window(s, 1); // warm-up
     const results = new Map(servers.map((s) => [s.label, { rps: [] as number[], cpu: [] as number[], failed: 0 }]));
     for (let round = 0; round < ROUNDS; round++) {
@@ -150,6 +156,7 @@ async function main(): Promise<void> {
       s.child.stdin?.end();
       s.child.kill('SIGTERM');
     }
+    build.remove();
   }
 }
 
