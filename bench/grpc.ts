@@ -4,8 +4,13 @@
  * @a2a-js/sdk 1.3.0 gRPC server (bench/servers/peer-grpc.ts), each in its own process, on this
  * machine. Both get the same request bytes from one raw @grpc/grpc-js client in this process,
  * `concurrency` calls in flight; rounds alternate which server goes first, and the table gives
- * each server's median throughput and its own CPU per request (what stays honest when the
- * client, sharing the cores, is the bottleneck), then ours as a ratio of the peer's.
+ * each server's median throughput, call latency as the client sees it (each round's p50 and p99,
+ * the median over rounds) and its own CPU per request (what stays honest when the client,
+ * sharing the cores, is the bottleneck), then ours as a ratio of the peer's.
+ *
+ * As in `npm run bench`, our server runs its tsc build under plain node, as production runs
+ * dist/ (tsx would wrap every function of ours in a keep-names helper on the hot path), and the
+ * peer's entry, a thin wrapper over its precompiled package, runs through tsx.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -15,6 +20,7 @@ import { parseArgs } from 'node:util';
 import { fromJson, toBinary } from '@bufbuild/protobuf';
 import { credentials, makeGenericClientConstructor, Metadata, type Client, type ServiceError } from '@grpc/grpc-js';
 import { SendMessageRequestSchema } from '../src/grpc/gen/a2a/v1_0/a2a_pb.js';
+import { buildServer, type ServerBuild } from './lib/build.js';
 import { ROOT } from './lib/children.js';
 import { cpuMicros } from './lib/proc.js';
 
@@ -69,8 +75,9 @@ const v1Metadata = (): Metadata => {
   return metadata;
 };
 
-async function start(label: string, entry: string): Promise<BenchServer> {
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], { cwd: ROOT, stdio: ['pipe', 'pipe', 'inherit'] });
+/** `argv`: node's arguments, the entry file last. */
+async function start(label: string, argv: string[]): Promise<BenchServer> {
+  const child = spawn(process.execPath, argv, { cwd: ROOT, stdio: ['pipe', 'pipe', 'inherit'] });
   const lines = createInterface({ input: child.stdout! });
   const [target] = (await Promise.race([
     once(lines, 'line'),
@@ -82,43 +89,73 @@ async function start(label: string, entry: string): Promise<BenchServer> {
   return { label, child, client };
 }
 
-/** Calls for `seconds`, `CONCURRENCY` in flight: completed calls, failures, and the server's CPU. */
-async function window(server: BenchServer, seconds: number): Promise<{ calls: number; failed: number; seconds: number; cpuUs: number }> {
+interface Window {
+  calls: number;
+  failed: number;
+  seconds: number;
+  cpuUs: number;
+  /** Milliseconds from send to answer, completed calls only. */
+  p50Ms: number;
+  p99Ms: number;
+}
+
+/** The `q` quantile (0..1) of sorted numbers. */
+const quantile = (sorted: number[], q: number): number => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
+
+const median = (xs: number[]): number =>
+  quantile(
+    [...xs].sort((a, b) => a - b),
+    0.5,
+  );
+
+/** Calls for `seconds`, `CONCURRENCY` in flight: completed calls, failures, their latency, and the server's CPU. */
+async function window(server: BenchServer, seconds: number): Promise<Window> {
   const pid = server.child.pid!;
   const cpuBefore = cpuMicros(pid);
   const started = performance.now();
   const end = started + seconds * 1000;
   let calls = 0;
   let failed = 0;
+  const latencies: number[] = [];
   const worker = async (): Promise<void> => {
     while (performance.now() < end && calls + failed < MAX_CALLS_PER_WINDOW) {
+      const sent = performance.now();
       await new Promise<void>((resolve) =>
         server.client.SendMessage(request(), v1Metadata(), (err) => {
           if (err) {
             if (failed++ === 0) process.stderr.write(`${server.label}: ${err.message}\n`);
-          } else calls++;
+          } else {
+            calls++;
+            latencies.push(performance.now() - sent);
+          }
           resolve();
         }),
       );
     }
   };
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-  return { calls, failed, seconds: (performance.now() - started) / 1000, cpuUs: cpuMicros(pid) - cpuBefore };
+  const cpuUs = cpuMicros(pid) - cpuBefore;
+  latencies.sort((a, b) => a - b);
+  return {
+    calls,
+    failed,
+    seconds: (performance.now() - started) / 1000,
+    cpuUs,
+    p50Ms: quantile(latencies, 0.5),
+    p99Ms: quantile(latencies, 0.99),
+  };
 }
 
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)] ?? Number.NaN;
-};
-
 async function main(): Promise<void> {
-  const servers = [
-    await start('a2actor (gRPC)', 'bench/servers/ours-grpc.ts'),
-    await start('@a2a-js/sdk 1.3.0 (gRPC)', 'bench/servers/peer-grpc.ts'),
-  ];
+  const build: ServerBuild = await buildServer();
+  const servers: BenchServer[] = [];
   try {
+    servers.push(await start('a2actor (gRPC)', [build.file('bench/servers/ours-grpc.ts')]));
+    servers.push(await start('@a2a-js/sdk 1.3.0 (gRPC)', ['--import', 'tsx', 'bench/servers/peer-grpc.ts']));
     for (const s of servers) await window(s, 1); // warm-up
-    const results = new Map(servers.map((s) => [s.label, { rps: [] as number[], cpu: [] as number[], failed: 0 }]));
+    const results = new Map(
+      servers.map((s) => [s.label, { rps: [] as number[], cpu: [] as number[], p50: [] as number[], p99: [] as number[], failed: 0 }]),
+    );
     for (let round = 0; round < ROUNDS; round++) {
       const order = round % 2 === 0 ? servers : [...servers].reverse();
       for (const s of order) {
@@ -126,6 +163,8 @@ async function main(): Promise<void> {
         const r = results.get(s.label)!;
         r.rps.push(w.calls / w.seconds);
         r.cpu.push(w.calls > 0 ? w.cpuUs / w.calls : Number.NaN);
+        r.p50.push(w.p50Ms);
+        r.p99.push(w.p99Ms);
         r.failed += w.failed;
         process.stderr.write(`round ${round + 1} ${s.label}: ${Math.round(w.calls / w.seconds)} req/s\n`);
       }
@@ -133,15 +172,19 @@ async function main(): Promise<void> {
     const peer = results.get(servers[1]!.label)!;
     const peerRps = median(peer.rps);
     const peerCpu = median(peer.cpu);
+    const peerP50 = median(peer.p50);
     process.stdout.write(
       `\nG1 blocking SendMessage over gRPC, ${CONCURRENCY} in flight, ${ROUNDS} x ${SECONDS} s, node ${process.version}\n` +
-        `| server | req/s (median) | server CPU µs/req | failed | vs peer (req/s, CPU) |\n|---|---:|---:|---:|---:|\n`,
+        `| server | req/s (median) | p50 ms | p99 ms | server CPU µs/req | failed | vs peer (req/s, p50, CPU) |\n` +
+        `|---|---:|---:|---:|---:|---:|---:|\n`,
     );
     for (const [label, r] of results) {
       const rps = median(r.rps);
       const cpu = median(r.cpu);
+      const p50 = median(r.p50);
       process.stdout.write(
-        `| ${label} | ${Math.round(rps)} | ${Math.round(cpu)} | ${r.failed} | ${(rps / peerRps).toFixed(2)}x, ${(cpu / peerCpu).toFixed(2)}x |\n`,
+        `| ${label} | ${Math.round(rps)} | ${p50.toFixed(2)} | ${median(r.p99).toFixed(2)} | ${Math.round(cpu)} | ${r.failed} | ` +
+          `${(rps / peerRps).toFixed(2)}x, ${(p50 / peerP50).toFixed(2)}x, ${(cpu / peerCpu).toFixed(2)}x |\n`,
       );
     }
   } finally {
@@ -150,6 +193,7 @@ async function main(): Promise<void> {
       s.child.stdin?.end();
       s.child.kill('SIGTERM');
     }
+    build.remove();
   }
 }
 

@@ -19,7 +19,7 @@ export interface GrpcMethod {
 }
 
 /** Proto-JSON as a reader of the proto expects it: default values are left out. */
-const decoder = (input: DescMessage) => (bytes: Buffer) => toJson(input, fromBinary(input, bytes));
+export const referenceDecoder = (input: DescMessage) => (bytes: Buffer) => toJson(input, fromBinary(input, bytes));
 
 /**
  * Fields the proto does not know are dropped: our objects carry the other version's fields too
@@ -31,24 +31,39 @@ export const referenceEncoder = (output: DescMessage) => (json: unknown) =>
 /** A hand-written encoder for an RPC's answers: the bytes, or `undefined` to leave them to the reference path. */
 export type FastEncoder = (json: unknown) => Buffer | undefined;
 
+/** A hand-written decoder for an RPC's requests: the proto-JSON, or `undefined` to leave them to the reference path. */
+export type FastDecoder = (bytes: Buffer) => unknown;
+
+/** The hand-written halves an RPC has (fast-encode.ts, fast-decode.ts). */
+export interface FastCodec {
+  encode?: FastEncoder;
+  decode?: FastDecoder;
+}
+
 const encoder = (output: DescMessage, fast: FastEncoder | undefined): ((json: unknown) => Buffer) => {
   const reference = referenceEncoder(output);
   return fast ? (json) => fast(json) ?? reference(json) : reference;
 };
 
+const decoder = (input: DescMessage, fast: FastDecoder | undefined): ((bytes: Buffer) => unknown) => {
+  const reference = referenceDecoder(input);
+  return fast ? (bytes) => fast(bytes) ?? reference(bytes) : reference;
+};
+
 const passThrough = (bytes: Buffer): Buffer => bytes;
 
-/** `fast` names the RPCs whose answers have a hand-written encoder (fast-encode.ts). */
-export function methodsOf(service: DescService, fast: Readonly<Record<string, FastEncoder>> = {}): GrpcMethod[] {
+/** `fast` names the RPCs with a hand-written encoder for their answers or decoder for their requests. */
+export function methodsOf(service: DescService, fast: Readonly<Record<string, FastCodec>> = {}): GrpcMethod[] {
   return service.methods.map((m) => {
     const path = `/${service.typeName}/${m.name}`;
     const streaming = m.methodKind === 'server_streaming';
-    const decode = decoder(m.input);
+    const hand = Object.hasOwn(fast, m.name) ? fast[m.name] : undefined;
+    const decode = decoder(m.input, hand?.decode);
     return {
       name: m.name,
       path,
       streaming,
-      encode: encoder(m.output, Object.hasOwn(fast, m.name) ? fast[m.name] : undefined),
+      encode: encoder(m.output, hand?.encode),
       definition: {
         path,
         requestStream: false,

@@ -9,7 +9,8 @@ import { v03GrpcBinding, v03TaskIdOf } from '../protocol/grpc-v03.js';
 import type { Operations } from '../protocol/operations.js';
 import { v1GrpcBinding, v1TaskIdOf } from '../protocol/v1/grpc.js';
 import { grpcImplementation, type GrpcCallDeps, type GrpcServiceSpec } from './calls.js';
-import { methodsOf, type FastEncoder } from './codec.js';
+import { methodsOf, type FastCodec } from './codec.js';
+import { fastSendMessageRequestV1 } from './fast-decode.js';
 import { fastTaskOrMessageV1 } from './fast-encode.js';
 import { A2AService as V03Service } from './gen/a2a/v0_3/a2a_pb.js';
 import { A2AService as V1Service } from './gen/a2a/v1_0/a2a_pb.js';
@@ -17,11 +18,14 @@ import type { GrpcListener } from './listener.js';
 
 export { listenGrpc, type GrpcListener, type GrpcListenOptions } from './listener.js';
 
-/** v1.0's answers most calls get (a task or a message) skip the reflective encoding. */
-const V1_FAST: Readonly<Record<string, FastEncoder>> = {
-  SendMessage: fastTaskOrMessageV1,
-  SendStreamingMessage: fastTaskOrMessageV1,
-  SubscribeToTask: fastTaskOrMessageV1,
+/**
+ * v1.0's answers most calls get (a task or a message) skip the reflective encoding, and its
+ * sends skip the reflective decoding.
+ */
+const V1_FAST: Readonly<Record<string, FastCodec>> = {
+  SendMessage: { decode: fastSendMessageRequestV1, encode: fastTaskOrMessageV1 },
+  SendStreamingMessage: { decode: fastSendMessageRequestV1, encode: fastTaskOrMessageV1 },
+  SubscribeToTask: { encode: fastTaskOrMessageV1 },
 };
 
 function serveVersion(
@@ -29,7 +33,7 @@ function serveVersion(
   service: DescService,
   spec: Omit<GrpcServiceSpec, 'methods'>,
   deps: GrpcCallDeps,
-  fast: Readonly<Record<string, FastEncoder>> = {},
+  fast: Readonly<Record<string, FastCodec>> = {},
 ): void {
   const methods = methodsOf(service, fast);
   const definition: ServiceDefinition = Object.fromEntries(methods.map((m) => [m.name, m.definition]));

@@ -68,7 +68,12 @@ function credentialsOf(opts: GrpcListenOptions): ServerCredentials {
 
 export async function listenGrpc(opts: GrpcListenOptions): Promise<GrpcListener> {
   const credentials = credentialsOf(opts);
-  const server = new Server({ 'grpc.max_receive_message_length': opts.maxReceiveBytes });
+  const server = new Server({
+    'grpc.max_receive_message_length': opts.maxReceiveBytes,
+    // Channelz keeps per-call and per-connection counters and timestamps in a registry global to
+    // the process, read only through a channelz service, which we do not serve.
+    'grpc.enable_channelz': 0,
+  });
   const port = await new Promise<number>((resolve, reject) => {
     server.bindAsync(hostPort(opts.host, opts.port), credentials, (err, bound) => {
       if (err)

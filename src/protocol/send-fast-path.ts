@@ -1,6 +1,7 @@
 /**
  * The common `message/send` / `message/stream` params, checked by hand: a user or agent message
- * of text parts, with at most a task and context id, and nothing else. zod stays the schema
+ * of text parts, with at most a task and context id, and a configuration of `blocking` alone (what
+ * every v1.0 send becomes, src/protocol/v1/wire-in.ts), and nothing else. zod stays the schema
  * (src/a2a/schemas.ts): this answers only for inputs it is sure of, builds exactly what
  * `MessageSendParamsSchema` would (same values, same key order), and says `undefined` for
  * anything else, which then goes to zod. test/unit/send-fast-path.test.ts holds the two equal.
@@ -50,10 +51,20 @@ function simpleMessage(raw: unknown): Message | undefined {
   return message;
 }
 
+/** `{blocking}` and nothing else, else undefined. */
+function blockingOnly(raw: unknown): { blocking: boolean } | undefined {
+  if (!isPlainObject(raw) || typeof raw.blocking !== 'boolean') return undefined;
+  for (const key in raw) if (key !== 'blocking') return undefined;
+  return { blocking: raw.blocking };
+}
+
 /** `MessageSendParamsSchema.parse(raw)` for the common shape; undefined: ask zod. */
 export function fastSendParams(raw: unknown): MessageSendParams | undefined {
   if (!isPlainObject(raw)) return undefined;
-  for (const key in raw) if (key !== 'message') return undefined;
+  for (const key in raw) if (key !== 'message' && key !== 'configuration') return undefined;
   const message = simpleMessage(raw.message);
-  return message ? { message } : undefined;
+  if (!message) return undefined;
+  if (!Object.hasOwn(raw, 'configuration')) return { message };
+  const configuration = blockingOnly(raw.configuration);
+  return configuration ? { message, configuration } : undefined;
 }

@@ -29,6 +29,8 @@ describe('the message/send fast path', () => {
       { message: { ...base, contextId: 'c-1' } },
       { message: { ...base, taskId: 't-1', contextId: 'c-1' } },
       { message: { messageId: 'm', parts: [text('a'), text('b')], role: 'agent', kind: 'message' } },
+      { message: base, configuration: { blocking: true } },
+      { configuration: { blocking: false }, message: base },
       {
         message: Object.assign(Object.create(null), {
           role: 'user',
@@ -49,7 +51,12 @@ describe('the message/send fast path', () => {
       {},
       { message: null },
       { message: [] },
-      { message: base, configuration: { blocking: false } },
+      { message: base, configuration: undefined },
+      { message: base, configuration: {} },
+      { message: base, configuration: { blocking: 'yes' } },
+      { message: base, configuration: { blocking: true, historyLength: 1 } },
+      { message: base, configuration: { blocking: true, pushNotificationConfig: { url: 'https://example.com' } } },
+      { message: base, configuration: JSON.parse('{"blocking":true,"__proto__":{}}') },
       { message: base, metadata: {} },
       { message: { ...base, kind: 'task' } },
       { message: { ...base, role: 'system' } },
@@ -124,6 +131,17 @@ describe('the message/send fast path', () => {
       fc.record({ message: nearlyRight }),
       fc.record({ message: nearlyRight }),
       fc.record({ message, configuration: fc.oneof(value, fc.constant({ blocking: true })) }, { requiredKeys: ['message'] }),
+      fc.record(
+        {
+          message: nearlyRight,
+          configuration: fc.oneof(
+            fc.record({ blocking: fc.oneof(fc.boolean(), value) }, { requiredKeys: [] }),
+            fc.record({ blocking: fc.boolean(), historyLength: fc.oneof(fc.nat(), value) }, { requiredKeys: [] }),
+            value,
+          ),
+        },
+        { requiredKeys: ['message'] },
+      ),
       value,
     );
     let fast = 0;

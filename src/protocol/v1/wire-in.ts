@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { a2aError } from '../../a2a/errors.js';
 import type { MessageSendParams, Part, PushNotificationConfig } from '../../a2a/schemas.js';
 import { isObject, parseParams } from '../params.js';
+import { fastSendParamsOfV1 } from './send-fast-path.js';
 import { STATE_OF_V1 } from './wire-out.js';
 
 /** Members whose values are the client's own JSON: their keys are data, never renamed. */
@@ -175,7 +176,10 @@ function domainPushConfig(c: V1Push): PushNotificationConfig {
  * `SendMessageRequest` as our send params. `returnImmediately` absent means blocking; the
  * v0.3 shape it becomes is validated again by the operation, as every send is.
  */
-export function sendParamsOf(raw: unknown): MessageSendParams {
+export const sendParamsOf = (raw: unknown): MessageSendParams => fastSendParamsOfV1(raw) ?? sendParamsViaZod(raw);
+
+/** `sendParamsOf` through the schema: the reference its fast path (send-fast-path.ts) is held equal to. */
+export function sendParamsViaZod(raw: unknown): MessageSendParams {
   // v1.0 has no special case for a missing messageId (v0.3's -32600): every invalid field is -32602.
   const req = read(SendMessageRequestSchema, raw);
   const m = req.message;
