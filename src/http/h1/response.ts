@@ -26,6 +26,7 @@ const UNSAFE_VALUE = /[\r\n\0]/;
 const bodiless = (status: number): boolean => status === 204 || status === 304 || (status >= 100 && status < 200);
 
 const LAST_CHUNK = '0\r\n\r\n';
+const CRLF = Buffer.from('\r\n', 'latin1');
 
 type Phase =
   /** Status and headers gathered, nothing sent. */
@@ -42,6 +43,16 @@ export class H1Response implements WireResponse {
   private hasLength = false;
   private abortHandler: (() => void) | undefined;
   private writableHandler: ((offset: number) => boolean) | undefined;
+  /**
+   * A stream's bytes of this turn of the loop, not yet handed to the socket: they leave in one
+   * write when the turn ends (or with the answer's end, which must precede whatever the
+   * connection writes next). A write per event would cost each event a trip through the socket's
+   * stream machinery, and the events of one turn are often several.
+   */
+  private gathered = '';
+  private flushQueued = false;
+  /** `write` said false: the caller waits for onWritable's handler. */
+  private pushedBack = false;
 
   constructor(private readonly owner: ResponseOwner) {}
 
@@ -62,18 +73,8 @@ export class H1Response implements WireResponse {
   }
 
   cork(fn: () => void): void {
-    // An answer in one piece is one write already; a stream's events are gathered into one.
-    if (this.phase !== 'streaming') {
-      fn();
-      return;
-    }
-    const socket = this.owner.socket;
-    socket.cork();
-    try {
-      fn();
-    } finally {
-      socket.uncork();
-    }
+    // An answer in one piece is one write already; a stream's writes are gathered per turn.
+    fn();
   }
 
   /** Taken verbatim (headers may follow the reason phrase, each line ended by CRLF). */
@@ -94,18 +95,37 @@ export class H1Response implements WireResponse {
 
   write(chunk: string): boolean {
     if (this.phase === 'ended') return false;
-    const socket = this.owner.socket;
-    corkForTheTurn(socket);
     if (this.phase === 'head') {
       this.phase = 'streaming';
-      const framing = this.hasLength ? '' : 'Transfer-Encoding: chunked\r\n';
-      const head = this.headBlock(framing, this.owner.mustClose());
-      if (chunk.length === 0) return socket.write(head);
-      return socket.write(head + (this.hasLength ? chunk : frame(chunk)));
+      this.gather(this.headBlock(this.hasLength ? '' : 'Transfer-Encoding: chunked\r\n', this.owner.mustClose()));
     }
     // An empty chunk would read as the last one.
-    if (chunk.length === 0) return !socket.writableNeedDrain;
-    return socket.write(this.hasLength ? chunk : frame(chunk));
+    if (chunk.length > 0) this.gather(this.hasLength ? chunk : frame(chunk));
+    const socket = this.owner.socket;
+    // False once the socket holds more than it wants: the caller waits for onWritable. (What is
+    // gathered counts by characters, near enough to bytes for a high-water mark.)
+    if (socket.writableLength + this.gathered.length < socket.writableHighWaterMark) return true;
+    this.pushedBack = true;
+    return false;
+  }
+
+  private gather(text: string): void {
+    this.gathered += text;
+    if (this.flushQueued) return;
+    this.flushQueued = true;
+    process.nextTick(flushGathered, this);
+  }
+
+  /** Hands what was gathered to the socket (at the end of the turn, or before the answer's end). */
+  flush(): void {
+    this.flushQueued = false;
+    const text = this.gathered;
+    this.gathered = '';
+    // Ended: by `end`, which wrote it all, or by the socket closing, which leaves nowhere to write.
+    if (text.length === 0 || this.phase === 'ended') return;
+    // The socket took it all without pushing back: no 'drain' will come, so a caller told to wait
+    // is told now that it may write again.
+    if (this.owner.socket.write(text) && this.pushedBack) this.drained();
   }
 
   end(body?: string | Buffer, closeConnection = false): void {
@@ -114,15 +134,16 @@ export class H1Response implements WireResponse {
     const socket = this.owner.socket;
     const withBody = body !== undefined && !this.owner.headRequest && !bodiless(this.status);
     if (this.phase === 'streaming') {
-      corkForTheTurn(socket);
-      if (this.hasLength) {
-        if (withBody && body.length > 0) socket.write(body);
-      } else if (!withBody || body.length === 0) socket.write(LAST_CHUNK);
-      else if (typeof body === 'string') socket.write(frame(body) + LAST_CHUNK);
-      else
-        socket.write(
-          Buffer.concat([Buffer.from(`${body.length.toString(16)}\r\n`, 'latin1'), body, Buffer.from(`\r\n${LAST_CHUNK}`, 'latin1')]),
-        );
+      // What was gathered, the last bytes and the end of the chunked body, in one write.
+      let text = this.gathered;
+      this.gathered = '';
+      if (withBody && body.length > 0 && typeof body !== 'string') {
+        if (text.length > 0) socket.write(text);
+        text = '';
+        socket.write(this.hasLength ? body : Buffer.concat([Buffer.from(`${body.length.toString(16)}\r\n`, 'latin1'), body, CRLF]));
+      } else if (withBody && typeof body === 'string' && body.length > 0) text += this.hasLength ? body : frame(body);
+      if (!this.hasLength) text += LAST_CHUNK;
+      if (text.length > 0) socket.write(text);
       this.finish(close);
       return;
     }
@@ -141,8 +162,10 @@ export class H1Response implements WireResponse {
     if (this.phase === 'ended') return;
     const close = closeConnection || this.owner.mustClose();
     if (this.phase === 'streaming') {
-      corkForTheTurn(this.owner.socket);
-      if (!this.hasLength) this.owner.socket.write(LAST_CHUNK);
+      const last = this.hasLength ? '' : LAST_CHUNK;
+      const text = this.gathered + last;
+      this.gathered = '';
+      if (text.length > 0) this.owner.socket.write(text);
       this.finish(close);
       return;
     }
@@ -161,6 +184,7 @@ export class H1Response implements WireResponse {
   }
 
   private readonly drained = (): void => {
+    this.pushedBack = false;
     this.writableHandler?.(0);
   };
 
@@ -185,18 +209,8 @@ export class H1Response implements WireResponse {
   }
 }
 
-/**
- * A stream's writes in one turn of the loop leave in one syscall, as node:http's do: the events
- * of one turn (and the stream's end) are often several. An answer in one piece needs no cork.
- */
-function corkForTheTurn(socket: Socket): void {
-  if (socket.writableCorked > 0) return;
-  socket.cork();
-  process.nextTick(uncork, socket);
-}
-
-const uncork = (socket: Socket): void => {
-  socket.uncork();
+const flushGathered = (response: H1Response): void => {
+  response.flush();
 };
 
 /** One chunk of chunked transfer coding (RFC 9112 §7.1). */
