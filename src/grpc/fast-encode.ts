@@ -11,6 +11,8 @@
  * the reference path's, field for field in field-number order: test/unit/grpc-fast-encode.test.ts
  * holds the two equal.
  */
+import { asciiDigits } from '../a2a/ascii-digits.js';
+
 /** Thrown inside, caught at the top: the input is not one this path is sure of. */
 const STEP_ASIDE: unique symbol = Symbol('step aside');
 
@@ -230,17 +232,6 @@ function listValue(values: unknown[]): void {
   }
 }
 
-/** The number the `count` ASCII digits of `s` from `from` spell, or -1 if one is not a digit. */
-function digits(s: string, from: number, count: number): number {
-  let n = 0;
-  for (let i = from; i < from + count; i++) {
-    const d = s.charCodeAt(i) - 48;
-    if (d < 0 || d > 9) return -1;
-    n = n * 10 + d;
-  }
-  return n;
-}
-
 const daysIn = (year: number, month: number): number =>
   month === 2
     ? year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0)
@@ -268,19 +259,19 @@ function timestamp(value: unknown): void {
   const n = s.length;
   if (n < 20 || s.charCodeAt(n - 1) !== 90 /* Z */) throw STEP_ASIDE;
   for (const [i, c] of SEPARATORS) if (s[i] !== c) throw STEP_ASIDE;
-  const year = digits(s, 0, 4);
-  const month = digits(s, 5, 2);
-  const day = digits(s, 8, 2);
-  const hour = digits(s, 11, 2);
-  const minute = digits(s, 14, 2);
-  const second = digits(s, 17, 2);
+  const year = asciiDigits(s, 0, 4);
+  const month = asciiDigits(s, 5, 2);
+  const day = asciiDigits(s, 8, 2);
+  const hour = asciiDigits(s, 11, 2);
+  const minute = asciiDigits(s, 14, 2);
+  const second = asciiDigits(s, 17, 2);
   if (year < 1970 || month < 1 || month > 12 || day < 1 || day > daysIn(year, month)) throw STEP_ASIDE;
   if (hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59) throw STEP_ASIDE;
   let nanos = 0;
   if (n > 20) {
     const fraction = n - 21;
     if (s.charCodeAt(19) !== 46 /* . */ || fraction < 1 || fraction > 9) throw STEP_ASIDE;
-    nanos = digits(s, 20, fraction);
+    nanos = asciiDigits(s, 20, fraction);
     if (nanos < 0) throw STEP_ASIDE;
     nanos *= 10 ** (9 - fraction);
   }

@@ -1,4 +1,5 @@
 /** Number columns indexed by slot (the memory store and its text arena keep one value per task), and the time column's parse. */
+import { asciiDigits } from '../a2a/ascii-digits.js';
 
 type Column = Uint8Array<ArrayBuffer> | Uint32Array<ArrayBuffer> | Float64Array<ArrayBuffer>;
 
@@ -35,13 +36,13 @@ export function timeOf(iso: string): number {
     iso.charCodeAt(19) === 0x2e &&
     iso.charCodeAt(23) === 0x5a
   ) {
-    const year = digits(iso, 0, 4);
-    const month = digits(iso, 5, 2);
-    const day = digits(iso, 8, 2);
-    const hour = digits(iso, 11, 2);
-    const minute = digits(iso, 14, 2);
-    const second = digits(iso, 17, 2);
-    const ms = digits(iso, 20, 3);
+    const year = asciiDigits(iso, 0, 4);
+    const month = asciiDigits(iso, 5, 2);
+    const day = asciiDigits(iso, 8, 2);
+    const hour = asciiDigits(iso, 11, 2);
+    const minute = asciiDigits(iso, 14, 2);
+    const second = asciiDigits(iso, 17, 2);
+    const ms = asciiDigits(iso, 20, 3);
     // Date.parse takes any day 1..31 in any month and counts on (Feb 30 is Mar 2): so does this.
     if (
       year >= 0 &&
@@ -60,17 +61,6 @@ export function timeOf(iso: string): number {
       return daysFromCivil(year, month, day) * MS_PER_DAY + hour * 3_600_000 + minute * 60_000 + second * 1000 + ms;
   }
   return Date.parse(iso);
-}
-
-/** The decimal number of `count` digits at `at`, or -1 if one is not a digit. */
-function digits(text: string, at: number, count: number): number {
-  let n = 0;
-  for (let i = at; i < at + count; i++) {
-    const d = text.charCodeAt(i) - 0x30;
-    if (d < 0 || d > 9) return -1;
-    n = n * 10 + d;
-  }
-  return n;
 }
 
 /** Days since 1970-01-01 of a proleptic Gregorian date (month 1..12): the usual era arithmetic. */
