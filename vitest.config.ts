@@ -1,9 +1,10 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * Two projects: every suite on the default front end (native uWS here), and the wire (v0.3 and
- * v1.0), streaming, background, push, SDK-client, hostile-input, shutdown and fuzz suites again on
- * the node:http front end, which is what serves on a Node or platform without a native uWS build.
+ * Every suite on the default front end (native uWS here), and the wire (v0.3 and v1.0),
+ * streaming, background, push, SDK-client, hostile-input, shutdown and fuzz suites again on the
+ * node front end (`node-http` project: the name predates it), which is what serves on a Node or
+ * platform without a native uWS build.
  */
 const ON_BOTH_FRONT_ENDS = [
   'test/e2e/wire.test.ts',
@@ -22,6 +23,17 @@ const ON_BOTH_FRONT_ENDS = [
   'test/e2e/hostile-input.test.ts',
   'test/e2e/caller-quotas.test.ts',
   'test/e2e/list-budget.test.ts',
+  'test/e2e/shutdown.test.ts',
+  'test/fuzz/transports.test.ts',
+];
+
+/**
+ * Run again on node:http's own server (`SERVICE_FRONT_END=node-http`): its parser's refusals, its
+ * timeouts and its drain, which no mount goes through.
+ */
+const ON_NODE_HTTP_SERVER = [
+  'test/e2e/wire.test.ts',
+  'test/e2e/hostile-input.test.ts',
   'test/e2e/shutdown.test.ts',
   'test/fuzz/transports.test.ts',
 ];
@@ -45,6 +57,7 @@ export default defineConfig({
     projects: [
       { extends: true, test: { name: 'default', include: ['test/**/*.test.ts'] } },
       { extends: true, test: { name: 'node-http', include: ON_BOTH_FRONT_ENDS, env: { TEST_FRONT_END: 'node' } } },
+      { extends: true, test: { name: 'node-http-server', include: ON_NODE_HTTP_SERVER, env: { TEST_FRONT_END: 'node-http' } } },
       { extends: true, test: { name: 'express-mount', include: THROUGH_A_MOUNT, env: { TEST_MOUNT: 'express' } } },
       { extends: true, test: { name: 'http-mount', include: THROUGH_A_MOUNT, env: { TEST_MOUNT: 'http' } } },
     ],

@@ -110,6 +110,19 @@ export const hostPort = (host: string, port: number): string => `${host.includes
 
 export const statusLine = (status: number): string => STATUS_TEXT[status] ?? `${status} Status`;
 
+/**
+ * The whole answer to a request whose head could not be read (node's own sockets, before any
+ * handler runs): the error in the shape of the route it named, and the connection closed.
+ */
+export function malformedAnswer(method: string, path: string, why: string): string {
+  const reply = earlyErrorReply(method, path, a2aError('malformedHttp', why));
+  const body = reply.kind === 'json' ? reply.body : '';
+  return (
+    `HTTP/1.1 ${statusLine(reply.kind === 'json' ? reply.status : 400)}\r\nContent-Type: application/json\r\n` +
+    `X-Content-Type-Options: nosniff\r\nConnection: close\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
+  );
+}
+
 export const listenError = (host: string, port: number): Error =>
   new Error(
     `cannot listen on ${host}:${port}: the port is in use by another process or the address is not available here (choose another with --port / SERVICE_PORT)`,

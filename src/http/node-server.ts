@@ -6,9 +6,7 @@
  */
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { a2aError } from '../a2a/errors.js';
-import { earlyErrorReply } from '../protocol/router.js';
-import { createExchange, hostPort, listenError, statusLine, type HttpOptions, type HttpServer } from './exchange.js';
+import { createExchange, hostPort, listenError, malformedAnswer, type HttpOptions, type HttpServer } from './exchange.js';
 import { NodeWireRequest } from './node-request.js';
 import { NodeWireResponse } from './node-response.js';
 import { withReadBody } from './parsed-body.js';
@@ -82,12 +80,7 @@ export function startNodeHttp(opts: HttpOptions): Promise<HttpServer> {
       return;
     }
     const [method = '', path = ''] = (err.rawPacket?.toString('latin1').split('\r\n', 1)[0] ?? '').split(' ');
-    const reply = earlyErrorReply(method, path, a2aError('malformedHttp', err.code ?? 'the request could not be parsed'));
-    const body = reply.kind === 'json' ? reply.body : '';
-    socket.end(
-      `HTTP/1.1 ${statusLine(reply.kind === 'json' ? reply.status : 400)}\r\nContent-Type: application/json\r\n` +
-        `X-Content-Type-Options: nosniff\r\nConnection: close\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-    );
+    socket.end(malformedAnswer(method, path, err.code ?? 'the request could not be parsed'));
     // `end` waits for the client to hang up too: one that never reads (a slowloris cut by the
     // headers timeout) would keep the socket. uWS closes at once; this leaves a moment to read.
     setTimeout(() => socket.destroy(), CLIENT_ERROR_LINGER_MS).unref();

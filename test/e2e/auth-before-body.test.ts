@@ -15,7 +15,7 @@ import { spawnServer, type ServerProcess } from '../support/process.js';
 import { rawExchange, rawSequence } from '../support/raw-http.js';
 import { startServer, TEST_FRONT_END, type TestServer } from '../support/server.js';
 
-const FRONT_ENDS: readonly ('uws' | 'node')[] = TEST_FRONT_END ? [TEST_FRONT_END] : ['uws', 'node'];
+const FRONT_ENDS: readonly ('uws' | 'node' | 'node-http')[] = TEST_FRONT_END ? [TEST_FRONT_END] : ['uws', 'node'];
 
 /** Bearer tokens checked asynchronously, as a JWT with a JWKS is. */
 const asyncBearerAgent = defineAgent({

@@ -93,7 +93,7 @@ describe('graceful shutdown', () => {
     await new Promise((r) => setTimeout(r, 300));
     const exited = proc.kill('SIGTERM');
     await new Promise((r) => setTimeout(r, 300));
-    if (TEST_FRONT_END === 'node') {
+    if (TEST_FRONT_END === 'node' || TEST_FRONT_END === 'node-http') {
       // node:http closes idle keep-alive connections when it stops listening: a client then
       // reconnects, is refused, and goes to another replica.
       await eventually(() => (socket.destroyed || socket.readableEnded ? true : undefined));

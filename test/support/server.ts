@@ -12,10 +12,13 @@ export type StoreKind = 'memory' | 'sqlite';
 
 /**
  * The front end the suites run on: `TEST_FRONT_END=node` (set by the `node-http` project in
- * vitest.config.ts) runs them on node:http; unset, the default choice (native uWS here).
+ * vitest.config.ts) runs them on the node front end, `node-http` (the `node-http-server` project)
+ * on node:http's own server; unset, the default choice (native uWS here).
  */
 export const TEST_FRONT_END =
-  process.env.TEST_FRONT_END === 'node' || process.env.TEST_FRONT_END === 'uws' ? process.env.TEST_FRONT_END : undefined;
+  process.env.TEST_FRONT_END === 'node' || process.env.TEST_FRONT_END === 'node-http' || process.env.TEST_FRONT_END === 'uws'
+    ? process.env.TEST_FRONT_END
+    : undefined;
 
 /**
  * `TEST_MOUNT=express` or `TEST_MOUNT=http` (the `express-mount` and `http-mount` projects in

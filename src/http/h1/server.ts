@@ -6,9 +6,7 @@
  * The timeouts are uWS's, checked by one sweep a second rather than a timer per socket.
  */
 import net, { type Socket } from 'node:net';
-import { a2aError } from '../../a2a/errors.js';
-import { earlyErrorReply } from '../../protocol/router.js';
-import { createExchange, hostPort, listenError, statusLine, type HttpOptions, type HttpServer } from '../exchange.js';
+import { createExchange, hostPort, listenError, malformedAnswer, type HttpOptions, type HttpServer } from '../exchange.js';
 import { H1Connection, type ConnectionServer } from './connection.js';
 import type { HeadRefusal } from './head.js';
 
@@ -29,12 +27,7 @@ export function startNodeH1(opts: HttpOptions): Promise<HttpServer> {
   let stopping = false;
 
   const refuse = (socket: Socket, refusal: HeadRefusal): void => {
-    const reply = earlyErrorReply(refusal.method, refusal.target.split('?', 1)[0] ?? '', a2aError('malformedHttp', refusal.refused));
-    const body = reply.kind === 'json' ? reply.body : '';
-    socket.end(
-      `HTTP/1.1 ${statusLine(reply.kind === 'json' ? reply.status : 400)}\r\nContent-Type: application/json\r\n` +
-        `X-Content-Type-Options: nosniff\r\nConnection: close\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-    );
+    socket.end(malformedAnswer(refusal.method, refusal.target.split('?', 1)[0] ?? '', refusal.refused));
   };
 
   const owner: ConnectionServer = {
