@@ -66,7 +66,7 @@ describe('messages about settings', () => {
     ['SERVICE_HEAP_GROWTH_PERCENT', 'lots', /use auto, 0 \(V8's own\) or 10-300/],
     ['SERVICE_METRICS', 'maybe', /use true or false/],
     ['SERVICE_DEBUG', 'maybe', /use true or false \(or 1\/0, yes\/no, on\/off\), not "maybe"/],
-    ['SERVICE_FRONT_END', 'apache', /Invalid option: expected one of "auto"\|"uws"\|"node"\|"none"/],
+    ['SERVICE_FRONT_END', 'apache', /Invalid option: expected one of "auto"\|"uws"\|"node"\|"node-http"\|"none"/],
     ['SERVICE_MAX_BODY_BYTES', '10MB', /must be a whole number/],
   ])('%s=%s names what is accepted', async (name, value, message) => {
     const run = await runCli(['serve', 'examples/echo-agent.ts', '--store', 'memory'], { [name]: value });
