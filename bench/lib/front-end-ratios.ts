@@ -26,8 +26,9 @@ export interface FrontEndRatio {
   /** Of the medians. */
   nodeOverUws: number;
   nodeOverPeer: number;
-  /** With node:http's own server up (`node-http`): its CPU over uWS's. */
+  /** With node:http's own server up (`node-http`): its CPU over uWS's, and over the peer's. */
   nodeHttpOverUws?: number;
+  nodeHttpOverPeer?: number;
   /**
    * W1 with the Express kind up: Express-mounted over node:http's own server (what Express adds;
    * over the node front end when node-http was not measured), and over the peer.
@@ -82,7 +83,9 @@ export async function measureFrontEndRatios(
         servers: byKind,
         nodeOverUws: ratio(med('node'), med('memory')),
         nodeOverPeer: ratio(med('node'), med('peer')),
-        ...(byKind['node-http'] ? { nodeHttpOverUws: ratio(med('node-http'), med('memory')) } : {}),
+        ...(byKind['node-http']
+          ? { nodeHttpOverUws: ratio(med('node-http'), med('memory')), nodeHttpOverPeer: ratio(med('node-http'), med('peer')) }
+          : {}),
         ...(byKind.express
           ? {
               expressOverNode: ratio(med('express'), med(byKind['node-http'] ? 'node-http' : 'node')),

@@ -604,9 +604,8 @@ export async function runSuite(opts: BenchOptions, log: (line: string) => void =
             const node = rows.find((row) => row.workload === r.workload && row.server === 'node' && row.outcome === 'measured');
             if (node) node.frontEnd = { overUws: r.nodeOverUws, overPeer: r.nodeOverPeer };
             const plain = rows.find((row) => row.workload === r.workload && row.server === 'node-http' && row.outcome === 'measured');
-            const plainPeer = r.servers['node-http'] && r.servers.peer ? r.servers['node-http'].median / r.servers.peer.median : undefined;
-            if (plain && r.nodeHttpOverUws !== undefined && plainPeer !== undefined)
-              plain.frontEnd = { overUws: r.nodeHttpOverUws, overPeer: Math.round(plainPeer * 100) / 100 };
+            if (plain && r.nodeHttpOverUws !== undefined && r.nodeHttpOverPeer !== undefined)
+              plain.frontEnd = { overUws: r.nodeHttpOverUws, overPeer: r.nodeHttpOverPeer };
             const mounted = rows.find((row) => row.workload === r.workload && row.server === 'express' && row.outcome === 'measured');
             if (mounted && r.expressOverNode !== undefined && r.expressOverPeer !== undefined)
               mounted.frontEnd = { overNode: r.expressOverNode, overPeer: r.expressOverPeer };
