@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { ByteQueue } from '../../src/http/h1/byte-queue.js';
 import { ChunkedDecoder } from '../../src/http/h1/chunked.js';
 import { isRefusal, MAX_HEADERS, parseHead, type RequestHead } from '../../src/http/h1/head.js';
+import { knownName, METHODS, requestLine } from '../../src/http/h1/request-line.js';
 
 const head = (lines: string[]): ReturnType<typeof parseHead> => parseHead(lines.join('\r\n'));
 const accepted = (lines: string[]): RequestHead => {
@@ -119,6 +120,90 @@ describe('a request head', () => {
       }),
       { numRuns: 3000 },
     );
+  });
+});
+
+/**
+ * The request line as one regular expression: what the hand scan in request-line.ts must equal.
+ * The target is origin-form (`/…`), `*`, or absolute-form (`scheme://…`).
+ */
+const REQUEST_LINE =
+  /^(GET|POST|HEAD|PUT|DELETE|OPTIONS|TRACE|PATCH) (\/[\x21-\x7e\x80-\xff]*|\*|[A-Za-z][A-Za-z0-9+.-]*:\/\/[\x21-\x7e\x80-\xff]*) HTTP\/1\.([01])$/;
+
+const byRegex = (line: string): ReturnType<typeof requestLine> => {
+  const m = REQUEST_LINE.exec(line);
+  return m === null ? undefined : { method: m[1] as string, target: m[2] as string, http11: m[3] === '1' };
+};
+
+describe('the request line', () => {
+  it('reads as the regular expression does, on generated lines and on any bytes', () => {
+    const piece = fc.constantFrom(
+      ...METHODS,
+      'get',
+      'CONNECT',
+      'GETX',
+      ' ',
+      '  ',
+      '/',
+      '*',
+      '**',
+      'http://',
+      'h+t.t-p://a',
+      '1http://',
+      'http:/',
+      'http:',
+      'a',
+      '?q=1',
+      '%20',
+      '\x7f',
+      '\x80\xff',
+      '\t',
+      '\r',
+      '\n',
+      '\0',
+      'HTTP/1.1',
+      'HTTP/1.0',
+      'HTTP/1.2',
+      'HTTP/1.',
+      'http/1.1',
+    );
+    const nearValid = fc.array(piece, { maxLength: 7 }).map((pieces) => pieces.join(''));
+    const wellFormed = fc
+      .tuple(fc.constantFrom(...METHODS), fc.array(piece, { maxLength: 4 }), fc.constantFrom('HTTP/1.1', 'HTTP/1.0', 'HTTP/1.1 '))
+      .map(([method, target, version]) => `${method} ${target.join('')} ${version}`);
+    const byteText = fc.uint8Array({ maxLength: 40 }).map((bytes) => Buffer.from(bytes).toString('latin1'));
+    fc.assert(
+      fc.property(fc.oneof(nearValid, wellFormed, byteText), (line) => {
+        expect(requestLine(line, line.length)).toEqual(byRegex(line));
+        // Only the first `end` characters count: what follows is the rest of the head.
+        expect(requestLine(`${line}\r\nHost: a b`, line.length)).toEqual(byRegex(line));
+      }),
+      { numRuns: 20000 },
+    );
+  });
+
+  it('gives the method as its constant, and reads the common forms', () => {
+    expect(requestLine('PATCH /a?b HTTP/1.0', 19)).toEqual({ method: 'PATCH', target: '/a?b', http11: false });
+    expect(requestLine('OPTIONS * HTTP/1.1', 18)).toEqual({ method: 'OPTIONS', target: '*', http11: true });
+    expect(requestLine('GET http://a/b HTTP/1.1', 23)).toEqual({ method: 'GET', target: 'http://a/b', http11: true });
+    expect(requestLine('GET / HTTP/1.1', 14)?.method).toBe('GET');
+  });
+});
+
+describe('header names', () => {
+  it('are the same text whether or not the server reads them', () => {
+    for (const name of ['host', 'content-length', 'a2a-version', 'x-unknown', '', 'hostx', 'hos'])
+      expect(knownName(String.fromCharCode(...[...name].map((c) => c.charCodeAt(0))))).toBe(name);
+  });
+
+  it('are lower-cased only when they hold capitals, and Content-Length is digits alone', () => {
+    const parsed = parseHead('POST / HTTP/1.1\r\nHOST: a\r\ncontent-length: 007\r\nX-Mixed-Case: 1');
+    if (isRefusal(parsed)) throw new Error(parsed.refused);
+    expect(Object.keys(parsed.headers)).toEqual(['host', 'content-length', 'x-mixed-case']);
+    expect(parsed.contentLength).toBe(7);
+    for (const length of ['', '1a', '\u0661', '0x1', '1e3', '1.0', '-1']) {
+      expect(isRefusal(parseHead(`POST / HTTP/1.1\r\nHost: a\r\nContent-Length: ${length}`))).toBe(true);
+    }
   });
 });
 

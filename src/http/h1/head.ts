@@ -6,6 +6,8 @@
  * hide inside another's body (§6.3, §11.2), so there is no lenient reading to fall back on.
  */
 
+import { knownName, requestLine } from './request-line.js';
+
 /** A request line and its headers, as the connection frames the body by them. */
 export interface RequestHead {
   method: string;
@@ -37,18 +39,18 @@ export interface HeadRefusal {
 /** Headers per request; uWS refuses past a similar count. */
 export const MAX_HEADERS = 100;
 
-/**
- * The methods of RFC 9110 §9 (CONNECT aside: nothing is tunnelled here) and PATCH (RFC 5789), as
- * node:http's parser knows them: a token that is no method (`helloGET`, the tail of a body read as
- * a request line) is refused, not routed. The target is origin-form (`/…`), `*`, or absolute-form
- * (`http://…`), as RFC 9112 §3.2 allows outside CONNECT.
- */
-const REQUEST_LINE =
-  /^(GET|HEAD|POST|PUT|DELETE|OPTIONS|TRACE|PATCH) (\/[\x21-\x7e\x80-\xff]*|\*|[A-Za-z][A-Za-z0-9+.-]*:\/\/[\x21-\x7e\x80-\xff]*) HTTP\/1\.([01])$/;
 /** Characters of a token (RFC 9110 §5.6.2), by char code below 128. */
 const TOKEN_CHARS = new Uint8Array(128);
 for (const c of "!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz") TOKEN_CHARS[c.charCodeAt(0)] = 1;
-const DIGITS = /^\d{1,15}$/;
+/** Content-Length: 1 to 15 digits (the longest a double holds exactly), nothing else. */
+function isLength(value: string): boolean {
+  if (value.length === 0 || value.length > 15) return false;
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if (c < 48 || c > 57) return false;
+  }
+  return true;
+}
 
 const isOws = (c: number): boolean => c === 32 || c === 9;
 
@@ -76,19 +78,17 @@ function tabIn(text: string, from: number, to: number): boolean {
 
 /**
  * Reads a head: `text` is its bytes as latin1, from the request line up to (not including) the
- * blank line's CRLF CRLF. Header lines are scanned a character at a time (no split, no regular
- * expression per line): this runs once per request.
+ * blank line's CRLF CRLF. It is scanned a character at a time (no split, no regular expression):
+ * this runs once per request. `requestLine` (request-line.ts) reads the first line.
  */
 export function parseHead(text: string): RequestHead | HeadRefusal {
   let lineEnd = text.indexOf('\r\n');
-  const requestLine = lineEnd < 0 ? text : text.slice(0, lineEnd);
-  const line = REQUEST_LINE.exec(requestLine);
-  if (line === null) {
-    const [method = '', target = ''] = requestLine.split(' ');
+  const line = requestLine(text, lineEnd < 0 ? text.length : lineEnd);
+  if (line === undefined) {
+    const [method = '', target = ''] = (lineEnd < 0 ? text : text.slice(0, lineEnd)).split(' ');
     return { refused: 'the request line is not METHOD target HTTP/1.x', method, target };
   }
-  const method = line[1] as string;
-  const target = line[2] as string;
+  const { method, target, http11 } = line;
   const refuse = (refused: string): HeadRefusal => ({ refused, method, target });
 
   const headers = Object.create(null) as Record<string, string>;
@@ -104,10 +104,12 @@ export function parseHead(text: string): RequestHead | HeadRefusal {
     // The name: token characters up to the colon. Whitespace before the colon, a folded line,
     // a bare CR or LF: all refused (RFC 9112 §5.1–§5.2).
     let colon = from;
+    let upper = false;
     for (; colon < to; colon++) {
       const c = text.charCodeAt(colon);
       if (c === 58) break;
       if (c > 127 || TOKEN_CHARS[c] === 0) return refuse('a header name that is not a token');
+      if (c >= 65 && c <= 90) upper = true;
     }
     if (colon === from || colon === to) return refuse('a header line without a name and a colon');
     let start = colon + 1;
@@ -119,7 +121,8 @@ export function parseHead(text: string): RequestHead | HeadRefusal {
       const c = text.charCodeAt(i);
       if (c < 32 ? c !== 9 : c === 127) return refuse('a control character in a header value');
     }
-    const name = text.slice(from, colon).toLowerCase();
+    const sent = text.slice(from, colon);
+    const name = knownName(upper ? sent.toLowerCase() : sent);
     if (name === 'content-length') contentLengths++;
     // The framing headers are read as node:http's parser reads them, which takes no tab around
     // them: a message either parser would frame differently is refused.
@@ -128,11 +131,10 @@ export function parseHead(text: string): RequestHead | HeadRefusal {
     headers[name] = text.slice(start, end);
   }
 
-  const http11 = line[3] === '1';
   const declared = headers['content-length'];
   const encoding = headers['transfer-encoding'];
   if (contentLengths > 1) return refuse('more than one Content-Length header');
-  if (declared !== undefined && !DIGITS.test(declared)) return refuse('Content-Length is not a number');
+  if (declared !== undefined && !isLength(declared)) return refuse('Content-Length is not a number');
   if (encoding !== undefined) {
     if (declared !== undefined) return refuse('Content-Length together with Transfer-Encoding');
     if (!http11) return refuse('Transfer-Encoding in an HTTP/1.0 request');
