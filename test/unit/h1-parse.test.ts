@@ -31,12 +31,25 @@ describe('a request head', () => {
     expect(h.target).toBe('/v1/message:send?x=1');
     expect(h.http11).toBe(true);
     expect({ ...h.headers }).toEqual({ host: 'a', 'content-type': 'application/json', 'x-a': '2', 'content-length': '12' });
-    expect(Object.getPrototypeOf(h.headers)).toBe(null);
+    // Nothing inherited: Object's methods are not headers.
+    expect('toString' in h.headers).toBe(false);
+    expect(h.headers.constructor).toBeUndefined();
     expect(h.repeated).toEqual(['x-a']);
     expect(h.contentLength).toBe(12);
     expect(h.chunked).toBe(false);
     expect(h.keepAlive).toBe(true);
     expect(h.expectContinue).toBe(false);
+  });
+
+  it('keeps headers named like Object.prototype members as plain headers', () => {
+    const h = accepted(['GET / HTTP/1.1', 'Host: a', '__proto__: x', 'Constructor: y', 'toString: z', 'hasOwnProperty: w']);
+    expect(Object.keys(h.headers)).toEqual(['host', '__proto__', 'constructor', 'tostring', 'hasownproperty']);
+    expect(h.headers.__proto__).toBe('x');
+    expect(h.headers.constructor).toBe('y');
+    expect(h.repeated).toBeUndefined();
+    // The header set's prototype is empty and has none of its own.
+    expect(Object.getPrototypeOf(Object.getPrototypeOf(h.headers))).toBe(null);
+    expect(Object.getOwnPropertyNames(Object.getPrototypeOf(h.headers))).toEqual([]);
   });
 
   it('knows chunked bodies, Connection: close, HTTP/1.0 and Expect: 100-continue', () => {

@@ -39,7 +39,10 @@ export class ByteQueue {
 
   /** The queued bytes, as a view (valid until the next push or take). */
   view(): Buffer | undefined {
-    return this.buffer === undefined || this.length === 0 ? undefined : this.buffer.subarray(this.start, this.end);
+    const buffer = this.buffer;
+    if (buffer === undefined || this.length === 0) return undefined;
+    // A chunk held whole is its own view: a subarray is an object made per call, twice a request.
+    return this.start === 0 && this.end === buffer.length ? buffer : buffer.subarray(this.start, this.end);
   }
 
   /** Drops the first `count` bytes. */

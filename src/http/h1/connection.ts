@@ -75,6 +75,10 @@ export class H1Connection implements RequestConnection {
     return this.pending.take();
   }
 
+  pendingLength(): number {
+    return this.pending.length;
+  }
+
   putBack(rest: Buffer): void {
     const after = this.pending.take();
     this.pending.push(rest);

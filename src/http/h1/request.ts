@@ -15,6 +15,8 @@ export interface RequestConnection {
   readonly socket: Socket;
   /** Bytes read past this request's head and not used yet (its body, then what follows). */
   takePending(): Buffer | undefined;
+  /** How many bytes `takePending` would give. */
+  pendingLength(): number;
   /** Gives back bytes that follow the body. */
   putBack(rest: Buffer): void;
   /** Stop reading the socket until `resume` (a held body, or bytes piling up). */
@@ -137,12 +139,22 @@ export class H1Request implements WireRequest, ResponseOwner {
       };
     } else {
       const length = this.head.contentLength;
+      // The common case: the whole body came with the head (no sink, nothing more to read).
+      const ready = this.connection.pendingLength() >= length ? this.connection.takePending() : undefined;
+      if (ready !== undefined) {
+        this.body = 'reading';
+        this.bodyBytes = ready.length;
+        this.connection.resume();
+        this.finishBody(ready, length);
+        done(ready.length === length ? ready : ready.subarray(0, length));
+        return;
+      }
       let whole: Buffer | undefined;
       this.sink = (bytes) => {
-        // The common case: the whole body came in one read (often with the head).
+        // The whole body in one later read.
         if (whole === undefined && bytes.length >= length) {
           this.finishBody(bytes, length);
-          done(bytes.subarray(0, length));
+          done(bytes.length === length ? bytes : bytes.subarray(0, length));
           return;
         }
         whole ??= Buffer.allocUnsafe(length);
