@@ -7,13 +7,21 @@
  */
 import type { ServerBuild } from './build.js';
 import { startGenerator, startServerProcess, type ServerProcess } from './children.js';
-import { interleaveAll, round1, roundWindow } from './interleave.js';
+import { interleaveAll, median, round1, roundWindow } from './interleave.js';
 import type { BenchOptions } from './options.js';
 import type { ServerKind, WorkloadId } from './types.js';
 import { requests, WORKLOADS } from './workloads.js';
 
 export const FRONT_END_WORKLOADS = ['W1', 'W2', 'W4'] as const satisfies readonly WorkloadId[];
 export type FrontEndWorkload = (typeof FRONT_END_WORKLOADS)[number];
+
+/**
+ * Rounds of the set (three with `--quick`). The gap it measures is a few percent, and on a
+ * shared two-core machine a whole window of one server now and then runs half again as slow:
+ * with five rounds, two such windows of one server and none of another moved a median by a
+ * third. Nine keep the median among windows of the machine's usual speed.
+ */
+export const FRONT_END_ROUNDS = { full: 9, quick: 3 } as const;
 
 /** The node front end's CPU per unit over uWS's, and over the peer's, at most. */
 export const NODE_TARGETS = { overUws: 1.1, overPeer: 0.6 } as const;
@@ -25,6 +33,8 @@ export interface FrontEndRatio {
   servers: Partial<Record<ServerKind, { samples: number[]; median: number }>>;
   /** Of the medians. */
   nodeOverUws: number;
+  /** The median of each round's own node over uWS: the two windows of a round are minutes closer. */
+  nodeOverUwsByRound: number;
   nodeOverPeer: number;
   /** With node:http's own server up (`node-http`): its CPU over uWS's, and over the peer's. */
   nodeHttpOverUws?: number;
@@ -40,6 +50,10 @@ export interface FrontEndRatio {
 const REQUEST = { W1: requests.rpcSend, W2: requests.restSend, W4: requests.rpcStream } as const;
 
 const ratio = (a: number, b: number): number => Math.round((a / b) * 100) / 100;
+
+/** The median over rounds of `top[i] / bottom[i]` (NaN without both). */
+const roundRatios = (top: readonly number[] | undefined, bottom: readonly number[] | undefined): number =>
+  top && bottom ? median(top.map((t, i) => t / (bottom[i] as number))) : Number.NaN;
 
 /** `express`: W1 also runs on ours mounted in Express; `nodeHttp`: node:http's own server runs too. */
 export async function measureFrontEndRatios(
@@ -82,6 +96,7 @@ export async function measureFrontEndRatios(
         rounds,
         servers: byKind,
         nodeOverUws: ratio(med('node'), med('memory')),
+        nodeOverUwsByRound: ratio(roundRatios(byKind.node?.samples, byKind.memory?.samples), 1),
         nodeOverPeer: ratio(med('node'), med('peer')),
         ...(byKind['node-http']
           ? { nodeHttpOverUws: ratio(med('node-http'), med('memory')), nodeHttpOverPeer: ratio(med('node-http'), med('peer')) }
@@ -114,7 +129,7 @@ export const frontEndNote = (r: FrontEndRatio): string =>
   `interleaved front ends ${r.workload} (${WORKLOADS[r.workload].title}), CPU µs per ${WORKLOADS[r.workload].unit}, medians of ${r.rounds} rounds ` +
   `whose order turns: ${Object.entries(r.servers)
     .map(([kind, s]) => `${LABEL[kind as ServerKind] ?? kind} ${round1(s.median)} [${s.samples.join(', ')}]`)
-    .join('; ')}; node over uWS ${r.nodeOverUws.toFixed(2)}x, over peer ${r.nodeOverPeer.toFixed(2)}x` +
+    .join('; ')}; node over uWS ${r.nodeOverUws.toFixed(2)}x (median of the rounds' own ratios ${r.nodeOverUwsByRound.toFixed(2)}x), over peer ${r.nodeOverPeer.toFixed(2)}x` +
   (r.nodeHttpOverUws === undefined ? '' : `; node-http over uWS ${r.nodeHttpOverUws.toFixed(2)}x`) +
   (r.expressOverNode === undefined
     ? ''

@@ -29,7 +29,7 @@ import type { LoadSpec, RequestTemplate, ServerKind, WorkloadId } from './types.
 import { FRESH_PROCESS, headersFor, RUN_ORDER, V1_REQUESTS, WORKLOADS, requests } from './workloads.js';
 import { authCostNote, measureAuthCost, metricsCostNote } from './auth-cost.js';
 import { measurePairedRatios, PAIRED_WORKLOADS, pairedNote, type PairedWorkload } from './paired.js';
-import { FRONT_END_WORKLOADS, frontEndNote, measureFrontEndRatios } from './front-end-ratios.js';
+import { FRONT_END_ROUNDS, FRONT_END_WORKLOADS, frontEndNote, measureFrontEndRatios } from './front-end-ratios.js';
 
 export type Outcome = 'measured' | 'skipped' | 'failed' | 'not-yet-measured';
 
@@ -594,7 +594,7 @@ export async function runSuite(opts: BenchOptions, log: (line: string) => void =
           for (const r of await measureFrontEndRatios(
             build,
             opts,
-            opts.quick ? 2 : 5,
+            opts.quick ? FRONT_END_ROUNDS.quick : FRONT_END_ROUNDS.full,
             join(temp, 'front-end.db'),
             workloads,
             express,
