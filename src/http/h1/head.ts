@@ -56,8 +56,8 @@ function isLength(value: string): boolean {
  * A request's headers: own properties only, on a prototype without Object's, so a header named
  * `__proto__`, `constructor` or `toString` is a header like any other and nothing is inherited.
  * Made by a constructor rather than by `Object.create(null)`, which makes a dictionary: objects
- * one constructor makes share shapes, and reading or setting a header is a plain property access
- * (half the time of a dictionary's, on a head of four headers).
+ * one constructor makes share shapes, and reading or setting a header is a plain property access,
+ * not a hash lookup.
  */
 const HeaderSet = function HeaderSet() {} as unknown as new () => Record<string, string>;
 HeaderSet.prototype = Object.create(null) as object;
