@@ -129,7 +129,9 @@ export const frontEndNote = (r: FrontEndRatio): string =>
   `interleaved front ends ${r.workload} (${WORKLOADS[r.workload].title}), CPU µs per ${WORKLOADS[r.workload].unit}, medians of ${r.rounds} rounds ` +
   `whose order turns: ${Object.entries(r.servers)
     .map(([kind, s]) => `${LABEL[kind as ServerKind] ?? kind} ${round1(s.median)} [${s.samples.join(', ')}]`)
-    .join('; ')}; node over uWS ${r.nodeOverUws.toFixed(2)}x (median of the rounds' own ratios ${r.nodeOverUwsByRound.toFixed(2)}x), over peer ${r.nodeOverPeer.toFixed(2)}x` +
+    .join(
+      '; ',
+    )}; node over uWS ${r.nodeOverUws.toFixed(2)}x (median of the rounds' own ratios ${r.nodeOverUwsByRound.toFixed(2)}x), over peer ${r.nodeOverPeer.toFixed(2)}x` +
   (r.nodeHttpOverUws === undefined ? '' : `; node-http over uWS ${r.nodeHttpOverUws.toFixed(2)}x`) +
   (r.expressOverNode === undefined
     ? ''
