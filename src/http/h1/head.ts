@@ -6,6 +6,7 @@
  * hide inside another's body (§6.3, §11.2), so there is no lenient reading to fall back on.
  */
 
+import { asciiDigits } from '../../a2a/ascii-digits.js';
 import { knownName, requestLine } from './request-line.js';
 
 /** A request line and its headers, as the connection frames the body by them. */
@@ -42,15 +43,8 @@ export const MAX_HEADERS = 100;
 /** Characters of a token (RFC 9110 §5.6.2), by char code below 128. */
 const TOKEN_CHARS = new Uint8Array(128);
 for (const c of "!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz") TOKEN_CHARS[c.charCodeAt(0)] = 1;
-/** Content-Length: 1 to 15 digits (the longest a double holds exactly), nothing else. */
-function isLength(value: string): boolean {
-  if (value.length === 0 || value.length > 15) return false;
-  for (let i = 0; i < value.length; i++) {
-    const c = value.charCodeAt(i);
-    if (c < 48 || c > 57) return false;
-  }
-  return true;
-}
+/** Content-Length's most digits: the longest a double holds exactly. */
+const MAX_LENGTH_DIGITS = 15;
 
 /**
  * A request's headers: own properties only, on a prototype without Object's, so a header named
@@ -144,7 +138,14 @@ export function parseHead(text: string): RequestHead | HeadRefusal {
   const declared = headers['content-length'];
   const encoding = headers['transfer-encoding'];
   if (contentLengths > 1) return refuse('more than one Content-Length header');
-  if (declared !== undefined && !isLength(declared)) return refuse('Content-Length is not a number');
+  // Digits only (no sign, space or exponent), read once: -1 when it is not such a number.
+  const contentLength =
+    declared === undefined
+      ? 0
+      : declared.length > 0 && declared.length <= MAX_LENGTH_DIGITS
+        ? asciiDigits(declared, 0, declared.length)
+        : -1;
+  if (contentLength < 0) return refuse('Content-Length is not a number');
   if (encoding !== undefined) {
     if (declared !== undefined) return refuse('Content-Length together with Transfer-Encoding');
     if (!http11) return refuse('Transfer-Encoding in an HTTP/1.0 request');
@@ -160,7 +161,7 @@ export function parseHead(text: string): RequestHead | HeadRefusal {
     http11,
     headers,
     repeated,
-    contentLength: declared === undefined ? 0 : Number(declared),
+    contentLength,
     chunked: encoding !== undefined,
     // HTTP/1.0 keep-alive is not offered: such a connection closes after its answer.
     keepAlive: http11 && !lists(connection, 'close'),

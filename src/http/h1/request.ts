@@ -142,19 +142,15 @@ export class H1Request implements WireRequest, ResponseOwner {
       // The common case: the whole body came with the head (no sink, nothing more to read).
       const ready = this.connection.pendingLength() >= length ? this.connection.takePending() : undefined;
       if (ready !== undefined) {
-        this.body = 'reading';
-        this.bodyBytes = ready.length;
         this.connection.resume();
-        this.finishBody(ready, length);
-        done(ready.length === length ? ready : ready.subarray(0, length));
+        this.handOn(ready, length, done);
         return;
       }
       let whole: Buffer | undefined;
       this.sink = (bytes) => {
         // The whole body in one later read.
         if (whole === undefined && bytes.length >= length) {
-          this.finishBody(bytes, length);
-          done(bytes.length === length ? bytes : bytes.subarray(0, length));
+          this.handOn(bytes, length, done);
           return;
         }
         whole ??= Buffer.allocUnsafe(length);
@@ -211,6 +207,12 @@ export class H1Request implements WireRequest, ResponseOwner {
     this.connection.resume();
     const pending = this.connection.takePending();
     if (pending !== undefined) this.received(pending);
+  }
+
+  /** A body of `length` bytes that `bytes` begins with, whole: handed on without a copy. */
+  private handOn(bytes: Buffer, length: number, done: (body: Buffer) => void): void {
+    this.finishBody(bytes, length);
+    done(bytes.length === length ? bytes : bytes.subarray(0, length));
   }
 
   /** The body ended `used` bytes into `bytes`: the rest belongs to the next request. */
