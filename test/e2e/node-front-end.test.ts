@@ -177,6 +177,53 @@ describe('the node front end', () => {
     expect(idleMs).toBeGreaterThan(8_500);
   }, 20_000);
 
+  /**
+   * Sends a head declaring a body over the limit, then `total` bytes of it, 64 KiB every 5 ms, on a
+   * half-open socket (it goes on sending after the server's FIN, as an uploading client does).
+   */
+  async function refusedUpload(total: number): Promise<{ answer: string; error: string | undefined; closedAfterMs: number }> {
+    const { port } = new URL(server.url);
+    const socket = net.connect({ port: Number(port), host: '127.0.0.1', noDelay: true, allowHalfOpen: true });
+    let answer = '';
+    let error: string | undefined;
+    let closed = false;
+    socket.on('data', (d: Buffer) => (answer += d.toString('latin1')));
+    socket.on('error', (err: NodeJS.ErrnoException) => (error = err.code ?? err.message));
+    socket.on('close', () => (closed = true));
+    socket.write(rawRequest('POST', '/v1/message:send', [['Content-Length', String(20 * 1024 * 1024)]]));
+    await until(() => answer.includes('\r\n\r\n'), 5000);
+    const started = Date.now();
+    const piece = Buffer.alloc(64 * 1024, 0x20);
+    let sent = 0;
+    const pump = setInterval(() => {
+      if (sent >= total || !socket.writable) return;
+      socket.write(piece);
+      sent += piece.length;
+    }, 5);
+    try {
+      // Sent in full, the client ends its side; or the server closed first.
+      await until(() => closed || (sent >= total && socket.writableLength === 0), 8000);
+      if (!closed) socket.end();
+      await until(() => closed, 5000);
+    } finally {
+      clearInterval(pump);
+      socket.destroy();
+    }
+    return { answer, error, closedAfterMs: Date.now() - started };
+  }
+
+  it('reads a refused body to its end while under 1 MiB, and drops one still coming past it at once', async () => {
+    // Under the budget: read and dropped; the client reads its 413 and a plain end, no reset.
+    const small = await refusedUpload(512 * 1024);
+    expect(small.answer).toMatch(/^HTTP\/1\.1 413 /);
+    expect(small.error).toBeUndefined();
+    // Past it: cut then, not read on at the client's pace until the linger's end (1 s or more).
+    const large = await refusedUpload(20 * 1024 * 1024);
+    expect(large.answer).toMatch(/^HTTP\/1\.1 413 /);
+    expect(parseResponses(large.answer)[0]?.headers.connection).toBe('close');
+    expect(large.closedAfterMs).toBeLessThan(700);
+  });
+
   it('drops a body slower than 16 KiB/s once its 10 s are up', async () => {
     const c = await connect(server.url);
     c.socket.write(

@@ -13,6 +13,16 @@ import { H1Response } from './response.js';
 /** Request headers in all (request line included), bytes. */
 export const MAX_HEAD_BYTES = 64 * 1024;
 
+/**
+ * What a closing connection reads and drops after its answer, bytes. Reading on (rather than
+ * closing at once) keeps the kernel from answering the client's bytes still in flight with a
+ * reset, which can cost the client the answer it has not read yet. Past this much, the client
+ * is still sending a body the answer refused: the connection is dropped, as uWS drops it, rather
+ * than read at the client's pace until the linger ends, which lets a client that is refused
+ * cost the server as much as one that is served.
+ */
+export const MAX_LINGER_BYTES = 1024 * 1024;
+
 /** What a connection needs from its server. */
 export interface ConnectionServer {
   handle(req: WireRequest, res: WireResponse): void;
@@ -51,6 +61,8 @@ export class H1Connection implements RequestConnection {
   /** Inside `serve`: an answer given synchronously continues its loop instead of nesting one. */
   private serving = false;
   private paused = false;
+  /** Bytes read and dropped while closing. */
+  private lingered = 0;
 
   constructor(
     readonly socket: Socket,
@@ -129,6 +141,10 @@ export class H1Connection implements RequestConnection {
       this.current.received(bytes);
       return;
     }
+    if (this.phase === 'closing') {
+      this.linger(bytes.length);
+      return;
+    }
     if (this.phase !== 'head' && this.phase !== 'request') return;
     this.pending.push(bytes);
     if (this.phase === 'head') this.serve();
@@ -200,6 +216,17 @@ export class H1Connection implements RequestConnection {
     this.pending.clear();
     this.server.refuse(this.socket, refusal);
     this.toClosing();
+  }
+
+  /**
+   * Bytes after the answer, dropped. Past the budget the socket is destroyed once the answer has
+   * left node (a reset would cut what it still holds); until then it is only no longer read.
+   */
+  private linger(count: number): void {
+    this.lingered += count;
+    if (this.lingered <= MAX_LINGER_BYTES) return;
+    if (this.socket.writableLength === 0) this.destroy();
+    else this.pause();
   }
 
   /** Half-closes once the answer is out; the sweep drops the socket a moment later. */
