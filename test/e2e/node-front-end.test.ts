@@ -12,15 +12,25 @@ import { startServer, type TestServer } from '../support/server.js';
 
 const sendBody = (text: string): string => JSON.stringify({ message: userMessage(text) });
 
-/** A socket to the server, everything it was sent, and whether it has closed. */
-function connect(url: string): Promise<{ socket: net.Socket; received: () => string; closed: () => boolean }> {
+/**
+ * A socket to the server, everything it was sent, whether it has closed, and the last socket error
+ * once connected. `allowHalfOpen`: it goes on sending after the server's FIN, as an uploading
+ * client does.
+ */
+function connect(
+  url: string,
+  allowHalfOpen = false,
+): Promise<{ socket: net.Socket; received: () => string; closed: () => boolean; error: () => string | undefined }> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
     let text = '';
     let closed = false;
-    const socket = net.connect({ port: Number(port), host: hostname, noDelay: true }, () =>
-      resolve({ socket, received: () => text, closed: () => closed }),
-    );
+    let error: string | undefined;
+    const socket = net.connect({ port: Number(port), host: hostname, noDelay: true, allowHalfOpen }, () => {
+      socket.off('error', reject);
+      socket.on('error', (err: NodeJS.ErrnoException) => (error = err.code ?? err.message));
+      resolve({ socket, received: () => text, closed: () => closed, error: () => error });
+    });
     socket.on('data', (d: Buffer) => {
       text += d.toString('latin1');
     });
@@ -177,39 +187,29 @@ describe('the node front end', () => {
     expect(idleMs).toBeGreaterThan(8_500);
   }, 20_000);
 
-  /**
-   * Sends a head declaring a body over the limit, then `total` bytes of it, 64 KiB every 5 ms, on a
-   * half-open socket (it goes on sending after the server's FIN, as an uploading client does).
-   */
+  /** Sends a head declaring a body over the limit, then `total` bytes of it, 64 KiB every 5 ms. */
   async function refusedUpload(total: number): Promise<{ answer: string; error: string | undefined; closedAfterMs: number }> {
-    const { port } = new URL(server.url);
-    const socket = net.connect({ port: Number(port), host: '127.0.0.1', noDelay: true, allowHalfOpen: true });
-    let answer = '';
-    let error: string | undefined;
-    let closed = false;
-    socket.on('data', (d: Buffer) => (answer += d.toString('latin1')));
-    socket.on('error', (err: NodeJS.ErrnoException) => (error = err.code ?? err.message));
-    socket.on('close', () => (closed = true));
-    socket.write(rawRequest('POST', '/v1/message:send', [['Content-Length', String(20 * 1024 * 1024)]]));
-    await until(() => answer.includes('\r\n\r\n'), 5000);
+    const c = await connect(server.url, true);
+    c.socket.write(rawRequest('POST', '/v1/message:send', [['Content-Length', String(20 * 1024 * 1024)]]));
+    await until(() => c.received().includes('\r\n\r\n'), 5000);
     const started = Date.now();
     const piece = Buffer.alloc(64 * 1024, 0x20);
     let sent = 0;
     const pump = setInterval(() => {
-      if (sent >= total || !socket.writable) return;
-      socket.write(piece);
+      if (sent >= total || !c.socket.writable) return;
+      c.socket.write(piece);
       sent += piece.length;
     }, 5);
     try {
       // Sent in full, the client ends its side; or the server closed first.
-      await until(() => closed || (sent >= total && socket.writableLength === 0), 8000);
-      if (!closed) socket.end();
-      await until(() => closed, 5000);
+      await until(() => c.closed() || (sent >= total && c.socket.writableLength === 0), 8000);
+      if (!c.closed()) c.socket.end();
+      await until(c.closed, 5000);
     } finally {
       clearInterval(pump);
-      socket.destroy();
+      c.socket.destroy();
     }
-    return { answer, error, closedAfterMs: Date.now() - started };
+    return { answer: c.received(), error: c.error(), closedAfterMs: Date.now() - started };
   }
 
   it('reads a refused body to its end while under 1 MiB, and drops one still coming past it at once', async () => {
