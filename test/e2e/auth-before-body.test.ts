@@ -236,15 +236,14 @@ describe.each(FRONT_ENDS)('large bodies do not starve other callers on %s', (fro
     return { victim, statuses };
   }
 
-  it('two clients looping unauthenticated 9.9 MB bodies leave another caller p95 under 250 ms', async () => {
+  it('two clients looping unauthenticated 9.9 MB bodies leave another caller p99 under 250 ms', async () => {
     const { victim, statuses } = await underLoad(undefined);
     // Refused unread: a 401, or a hang-up while the client was still sending.
     expect(statuses.every((s) => s === 401 || s === 0)).toBe(true);
     expect(statuses.filter((s) => s === 401).length).toBeGreaterThan(0);
-    // p95, not p99: of the 150-odd samples p99 is the second slowest, and the loopers send from
-    // this same process, so one pause of its own loop decided it (it failed one run in four on
-    // the node front end, before and after 2026-12-02). Starving alice moves p95 as well.
-    expect(percentile(victim, 95)).toBeLessThan(250);
+    // The node front end once read each refused body on for a second, and this p99 then failed
+    // one run in four there (267 ms); since it drops them past 1 MiB it reads 9-22 ms.
+    expect(percentile(victim, 99)).toBeLessThan(250);
   }, 20_000);
 
   it('two authenticated callers looping 9.9 MB bodies leave another caller median under 60 ms, and are served', async () => {
