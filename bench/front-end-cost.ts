@@ -2,17 +2,22 @@
  * `npm run bench:front-end-cost [-- --requests <n> --warmup <n>]`: the instructions one W1, W2 and
  * W4 unit costs our server on each front end (native uWS, node, node:http, node:http mounted in
  * Express), counted by callgrind. CPU time on a shared two-core machine swings by ±20% between
- * windows; an instruction count does not, so this is what decides a change to the node
- * path (issue 36) before the interleaved rounds of `npm run bench` confirm it on a quiet machine.
+ * windows; an instruction count less (up to 15% between runs, with where the window falls among
+ * the memory store's full collections), so it shows what a change to the node path's own code
+ * costs before the interleaved rounds of `npm run bench` weigh it (docs/benchmark.md).
  *
  * Each front end is one server process (bench/servers/ours.ts from the tsc build) under
  * `valgrind --tool=callgrind node --single-threaded`; per workload it is warmed up and dumped
  * (`callgrind_control -d`: a dump holds what ran since the one before), sent `--requests` requests
  * eight at a time from this process, and dumped again: that dump's total over the requests is the
- * figure. Kernel time (the socket calls) is not counted: both front ends make about the same calls
- * per request. `--front-ends uws,node,node-http,express` and `--workloads W1,W2,W4` pick what is counted
- * (default all; Express runs W1 only): node's start-up under callgrind takes minutes, so two
- * invocations of one front end each use both cores.
+ * figure. `--single-threaded` runs V8's optimizing compiler on the main thread, inside the count:
+ * the warm-up (8,000 requests by default) lets it compile the request path before the count
+ * starts, and the report gives the compiler's share of each count, so a warm-up too short shows.
+ * (A forced collection after the warm-up would start each window from a like heap, but V8 then
+ * compiles the path again: 40% of the next count.) Kernel time (the socket calls) is not counted:
+ * both front ends make about the same calls per request. `--front-ends uws,node,node-http,express`
+ * and `--workloads W1,W2,W4` pick what is counted (default all; Express runs W1 only): node's
+ * start-up under callgrind takes minutes, so two invocations of one front end each use both cores.
  */
 import { execFile, fork, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -28,8 +33,13 @@ import { requests } from './lib/workloads.js';
 const { values } = parseArgs({
   options: { requests: { type: 'string' }, warmup: { type: 'string' }, 'front-ends': { type: 'string' }, workloads: { type: 'string' } },
 });
-const perWorkload = Number(values.requests ?? 600);
-const warmup = Number(values.warmup ?? 600);
+/**
+ * At 600 warm-up requests (the default before 2026-12-02), V8's optimizing compiler was about 60%
+ * of a W1 count (1.7 million instructions per unit where the compiled path takes about 0.43
+ * million), and the ratio between front ends read the compiler's work more than theirs.
+ */
+const perWorkload = Number(values.requests ?? 3000);
+const warmup = Number(values.warmup ?? 8000);
 if (!(Number.isInteger(perWorkload) && perWorkload > 0 && Number.isInteger(warmup) && warmup >= 0)) {
   process.stderr.write(
     'usage: npm run bench:front-end-cost -- [--requests <n>] [--warmup <n>] [--front-ends uws,node,node-http,express] [--workloads W1,W2,W4]\n',
@@ -95,16 +105,39 @@ const control = (flag: string, pid: number): Promise<void> =>
     execFile('callgrind_control', [flag, String(pid)], { timeout: 120_000 }, (err) => (err ? reject(err) : resolve()));
   });
 
-/** The instructions of the newest dump (`totals:` line): the `prefix`.N file of the highest N. */
-function lastDumpTotal(dir: string, prefix: string): number {
+/** N of the newest dump, `prefix`.N. */
+function newestDump(dir: string, prefix: string): number {
   const numbered = readdirSync(dir)
     .map((f) => (f.startsWith(`${prefix}.`) ? Number(f.slice(prefix.length + 1)) : Number.NaN))
     .filter((n) => Number.isInteger(n));
   if (numbered.length === 0) throw new Error('callgrind wrote no dump');
-  const file = `${prefix}.${Math.max(...numbered)}`;
+  return Math.max(...numbered);
+}
+
+/** The instructions of the newest dump (`totals:` line): the `prefix`.N file of the highest N. */
+function lastDumpTotal(dir: string, prefix: string): number {
+  const file = `${prefix}.${newestDump(dir, prefix)}`;
   const m = /^(?:totals|summary): (\d+)/m.exec(readFileSync(join(dir, file), 'utf8'));
   if (!m) throw new Error(`no totals in ${file}`);
   return Number(m[1]);
+}
+
+/** V8's optimizing compilers (TurboFan, Maglev), by the symbols callgrind names their code with. */
+const COMPILER_SYMBOL = /v8::internal::(?:compiler|maglev|turboshaft)::/;
+
+/** The share of a dump's instructions that V8's optimizing compilers ran (self cost, by function). */
+function compilerShare(dir: string, prefix: string, total: number): number {
+  const file = join(dir, `${prefix}.${newestDump(dir, prefix)}`);
+  const annotated = spawnSync('callgrind_annotate', ['--inclusive=no', '--threshold=100', file], {
+    encoding: 'utf8',
+    maxBuffer: 256 << 20,
+  });
+  let compiler = 0;
+  for (const line of annotated.stdout.split('\n')) {
+    const m = /^\s*([\d,]+) \(\s*[\d.]+%\)\s+(.*)$/.exec(line);
+    if (m?.[1] !== undefined && m[2] !== undefined && COMPILER_SYMBOL.test(m[2])) compiler += Number(m[1].replaceAll(',', ''));
+  }
+  return compiler / total;
 }
 
 function ready(child: ChildProcess): Promise<string> {
@@ -141,10 +174,13 @@ try {
         await control('-d', pid);
         await drive(url, REQUEST[workload](), perWorkload);
         await control('-d', pid);
-        const perUnit = Math.round(lastDumpTotal(dir, prefix) / perWorkload);
+        const total = lastDumpTotal(dir, prefix);
+        const perUnit = Math.round(total / perWorkload);
+        const compiling = compilerShare(dir, prefix, total);
         (results[front.name] as Partial<Record<Workload, number>>)[workload] = perUnit;
         log(
           `${front.name.padEnd(14)} ${workload}: ${perUnit.toLocaleString('en-US')} instructions per unit` +
+            ` (V8's optimizing compiler ${(compiling * 100).toFixed(1)}% of them${compiling > 0.05 ? ': raise --warmup' : ''})` +
             (retried > 0 ? ` (${retried} requests refused by the headers timeout so far, sent again)` : ''),
         );
       }
