@@ -46,8 +46,9 @@ if (!(Number.isInteger(perWorkload) && perWorkload > 0 && Number.isInteger(warmu
   );
   process.exit(2);
 }
-if (spawnSync('callgrind_control', ['--version']).status !== 0) {
-  process.stderr.write('bench:front-end-cost needs valgrind (callgrind and callgrind_control) on the PATH\n');
+// callgrind_annotate prints its version and exits 255: only whether it runs at all is checked.
+if (spawnSync('callgrind_control', ['--version']).status !== 0 || spawnSync('callgrind_annotate', ['--version']).error !== undefined) {
+  process.stderr.write('bench:front-end-cost needs valgrind (callgrind, callgrind_control and callgrind_annotate) on the PATH\n');
   process.exit(2);
 }
 
