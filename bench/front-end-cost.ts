@@ -106,19 +106,18 @@ const control = (flag: string, pid: number): Promise<void> =>
     execFile('callgrind_control', [flag, String(pid)], { timeout: 120_000 }, (err) => (err ? reject(err) : resolve()));
   });
 
-/** N of the newest dump, `prefix`.N. */
-function newestDump(dir: string, prefix: string): number {
+/** The path of the newest dump: the `prefix`.N file of the highest N. */
+function newestDump(dir: string, prefix: string): string {
   const numbered = readdirSync(dir)
     .map((f) => (f.startsWith(`${prefix}.`) ? Number(f.slice(prefix.length + 1)) : Number.NaN))
     .filter((n) => Number.isInteger(n));
   if (numbered.length === 0) throw new Error('callgrind wrote no dump');
-  return Math.max(...numbered);
+  return join(dir, `${prefix}.${Math.max(...numbered)}`);
 }
 
-/** The instructions of the newest dump (`totals:` line): the `prefix`.N file of the highest N. */
-function lastDumpTotal(dir: string, prefix: string): number {
-  const file = `${prefix}.${newestDump(dir, prefix)}`;
-  const m = /^(?:totals|summary): (\d+)/m.exec(readFileSync(join(dir, file), 'utf8'));
+/** The instructions of a dump (its `totals:` line). */
+function dumpTotal(file: string): number {
+  const m = /^(?:totals|summary): (\d+)/m.exec(readFileSync(file, 'utf8'));
   if (!m) throw new Error(`no totals in ${file}`);
   return Number(m[1]);
 }
@@ -127,8 +126,7 @@ function lastDumpTotal(dir: string, prefix: string): number {
 const COMPILER_SYMBOL = /v8::internal::(?:compiler|maglev|turboshaft)::/;
 
 /** The share of a dump's instructions that V8's optimizing compilers ran (self cost, by function). */
-function compilerShare(dir: string, prefix: string, total: number): number {
-  const file = join(dir, `${prefix}.${newestDump(dir, prefix)}`);
+function compilerShare(file: string, total: number): number {
   const annotated = spawnSync('callgrind_annotate', ['--inclusive=no', '--threshold=100', file], {
     encoding: 'utf8',
     maxBuffer: 256 << 20,
@@ -175,9 +173,10 @@ try {
         await control('-d', pid);
         await drive(url, REQUEST[workload](), perWorkload);
         await control('-d', pid);
-        const total = lastDumpTotal(dir, prefix);
+        const dump = newestDump(dir, prefix);
+        const total = dumpTotal(dump);
         const perUnit = Math.round(total / perWorkload);
-        const compiling = compilerShare(dir, prefix, total);
+        const compiling = compilerShare(dump, total);
         (results[front.name] as Partial<Record<Workload, number>>)[workload] = perUnit;
         log(
           `${front.name.padEnd(14)} ${workload}: ${perUnit.toLocaleString('en-US')} instructions per unit` +
