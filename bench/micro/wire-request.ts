@@ -1,9 +1,10 @@
 /**
  * The requests the in-process micros (request-path.ts, stream-path.ts, feature-cost.ts) hand to
- * the shared exchange, built as uws-server.ts builds them: a headers object without a prototype
- * and a copied body.
+ * the shared exchange, built as uws-server.ts builds them: the front ends' header set and a copied
+ * body.
  */
 import type { WireRequest } from '../../src/http/exchange.js';
+import { HeaderSet } from '../../src/http/header-set.js';
 
 export const BENCH_TEXT = 'hello from the bench';
 
@@ -19,7 +20,7 @@ export const rpcMessageBody = (method: 'message/send' | 'message/stream', messag
 /** A JSON POST of `text` to `path`, with these headers besides host, connection and the content's. */
 export function postRequest(path: string, text: string, extra: Readonly<Record<string, string>> = {}): WireRequest {
   const bytes = Buffer.from(text);
-  const headers: Record<string, string> = Object.create(null) as Record<string, string>;
+  const headers = new HeaderSet();
   headers.host = '127.0.0.1:9999';
   headers.connection = 'keep-alive';
   headers['content-type'] = 'application/json';

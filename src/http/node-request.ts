@@ -5,12 +5,13 @@
 import type { IncomingMessage } from 'node:http';
 import type { A2AError } from '../a2a/errors.js';
 import { bodyCollector, type WireRequest } from './exchange.js';
+import { HeaderSet } from './header-set.js';
 
 export class NodeWireRequest implements WireRequest {
   readonly method: string;
   readonly path: string;
   readonly query: string;
-  readonly headers: Record<string, string> = Object.create(null) as Record<string, string>;
+  readonly headers: Record<string, string> = new HeaderSet();
   readonly contentLengths: number = 0;
   readonly repeatedHeaders: string[] | undefined;
   readonly mountPath: string | undefined;

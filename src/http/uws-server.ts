@@ -19,6 +19,7 @@ import {
   type HttpServer,
   type WireRequest,
 } from './exchange.js';
+import { HeaderSet } from './header-set.js';
 
 /** The parts of a uWS module this front end uses. */
 interface UwsModule {
@@ -87,8 +88,7 @@ export function startUwsHttp(uws: UwsModule, opts: HttpOptions): Promise<HttpSer
   const exchange = createExchange({ ...opts, verbatimStatus: true }, hostPort(opts.host, opts.port));
 
   app.any('/*', (res: HttpResponse, req: HttpRequest) => {
-    // No prototype: a header named `__proto__` is just a header.
-    const headers: Record<string, string> = Object.create(null);
+    const headers = new HeaderSet();
     let contentLengths = 0;
     let repeatedHeaders: string[] | undefined;
     let controlByte = false;

@@ -191,3 +191,40 @@ describe('a node:http request body', () => {
     }
   });
 });
+
+describe('a node:http request head', () => {
+  it('keeps headers named like Object.prototype members as plain headers, and the last of a repeat', async () => {
+    const seen: NodeWireRequest[] = [];
+    const server = http.createServer((req, res) => {
+      seen.push(new NodeWireRequest(req, ''));
+      res.end('ok');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as AddressInfo).port;
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const socket = net.connect(port, '127.0.0.1', () =>
+          socket.write('GET / HTTP/1.1\r\nHost: x\r\n__proto__: a\r\nConstructor: b\r\ntoString: c\r\nX-A: 1\r\nx-a: 2\r\n\r\n'),
+        );
+        socket.on('data', () => {
+          socket.destroy();
+          resolve();
+        });
+        socket.on('error', reject);
+      });
+      const headers = seen[0]?.headers ?? {};
+      expect(Object.keys(headers)).toEqual(['host', '__proto__', 'constructor', 'tostring', 'x-a']);
+      expect(headers.__proto__).toBe('a');
+      expect(headers.constructor).toBe('b');
+      expect(headers['x-a']).toBe('2');
+      expect(seen[0]?.repeatedHeaders).toEqual(['x-a']);
+      // Nothing inherited: the header set's prototype is empty and has none of its own.
+      expect('hasOwnProperty' in headers).toBe(false);
+      expect(Object.getPrototypeOf(Object.getPrototypeOf(headers))).toBe(null);
+      expect(Object.getOwnPropertyNames(Object.getPrototypeOf(headers))).toEqual([]);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+});

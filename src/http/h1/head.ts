@@ -7,6 +7,7 @@
  */
 
 import { asciiDigits } from '../../a2a/ascii-digits.js';
+import { HeaderSet } from '../header-set.js';
 import { knownName, requestLine } from './request-line.js';
 
 /** A request line and its headers, as the connection frames the body by them. */
@@ -45,16 +46,6 @@ const TOKEN_CHARS = new Uint8Array(128);
 for (const c of "!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz") TOKEN_CHARS[c.charCodeAt(0)] = 1;
 /** Content-Length's most digits: the longest a double holds exactly. */
 const MAX_LENGTH_DIGITS = 15;
-
-/**
- * A request's headers: own properties only, on a prototype without Object's, so a header named
- * `__proto__`, `constructor` or `toString` is a header like any other and nothing is inherited.
- * Made by a constructor rather than by `Object.create(null)`, which makes a dictionary: objects
- * one constructor makes share shapes, and reading or setting a header is a plain property access,
- * not a hash lookup.
- */
-const HeaderSet = function HeaderSet() {} as unknown as new () => Record<string, string>;
-HeaderSet.prototype = Object.create(null) as object;
 
 const isOws = (c: number): boolean => c === 32 || c === 9;
 
