@@ -11,6 +11,7 @@ import { NodeWireRequest } from '../../src/http/node-request.js';
 import { NodeWireResponse } from '../../src/http/node-response.js';
 import { PlainNodeWireResponse } from '../../src/http/node-response-plain.js';
 import type { WireResponse } from '../../src/http/wire.js';
+import { rawRequest, rawSequence } from '../support/raw-http.js';
 
 const JSON_BODY = JSON.stringify({ jsonrpc: '2.0', id: 1, result: { kind: 'task', text: 'héllo ✓' } });
 
@@ -202,16 +203,15 @@ describe('a node:http request head', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const port = (server.address() as AddressInfo).port;
     try {
-      await new Promise<void>((resolve, reject) => {
-        const socket = net.connect(port, '127.0.0.1', () =>
-          socket.write('GET / HTTP/1.1\r\nHost: x\r\n__proto__: a\r\nConstructor: b\r\ntoString: c\r\nX-A: 1\r\nx-a: 2\r\n\r\n'),
-        );
-        socket.on('data', () => {
-          socket.destroy();
-          resolve();
-        });
-        socket.on('error', reject);
-      });
+      await rawSequence(`http://127.0.0.1:${port}`, [
+        rawRequest('GET', '/', [
+          ['__proto__', 'a'],
+          ['Constructor', 'b'],
+          ['toString', 'c'],
+          ['X-A', '1'],
+          ['x-a', '2'],
+        ]),
+      ]);
       const headers = seen[0]?.headers ?? {};
       expect(Object.keys(headers)).toEqual(['host', '__proto__', 'constructor', 'tostring', 'x-a']);
       expect(headers.__proto__).toBe('a');
